@@ -1,6 +1,37 @@
 //! `mc-server` binary: wiring only.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("error: mc-server is not built yet (see the sync issue)");
-    std::process::ExitCode::from(2)
+use std::process::ExitCode;
+
+use clap::Parser;
+use mc_server::config::{Args, Settings};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_writer(std::io::stderr)
+        .init();
+    // Bad configuration: one line, exit code 2.
+    let settings = match Settings::load(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: starting the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(mc_server::server::run(settings)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

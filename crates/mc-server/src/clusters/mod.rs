@@ -1,0 +1,7 @@
+//! The clusters the server serves: their connection, live state and lifecycle.
+
+pub mod connect;
+pub mod registry;
+
+pub use connect::{ClusterSpec, connect};
+pub use registry::{Cluster, ClusterState, Registry};

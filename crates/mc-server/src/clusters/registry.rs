@@ -1,0 +1,210 @@
+//! In-memory registry of clusters and their sync state (small: no objects live here).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use k8s_openapi::jiff::Timestamp;
+use mc_types::Gvr;
+use mc_types::api::{ClusterInfo, ClusterStatus};
+use mc_types::gvr::ResourceInfo;
+use tokio::task::AbortHandle;
+
+use super::ClusterSpec;
+
+/// Live state of one cluster, as `/v1/clusters` shows it.
+#[derive(Clone, Debug, Default)]
+pub struct ClusterState {
+    /// Reachable and synced (or syncing).
+    pub ready: bool,
+    /// At least one connection attempt has finished (either way).
+    pub attempted: bool,
+    /// Why the cluster is not ready, or the last sync problem.
+    pub message: Option<String>,
+    /// Kubernetes version (`gitVersion`).
+    pub version: String,
+    /// Platform, e.g. `linux/amd64`.
+    pub platform: String,
+    /// Resource types being synced.
+    pub synced_types: BTreeSet<Gvr>,
+    /// Types whose first list has not completed yet.
+    pub pending_init: BTreeSet<Gvr>,
+    /// Whether every type finished its first list since the cluster became ready.
+    pub initial_sync_done: bool,
+    /// Time of the last change written for this cluster.
+    pub last_event: Option<Timestamp>,
+    /// Seconds between an event's arrival and its write, for the last batch.
+    pub lag_seconds: Option<f64>,
+}
+
+/// One cluster: its spec, its state and its running sync task.
+#[derive(Debug)]
+pub struct Cluster {
+    /// How to reach the cluster.
+    pub spec: ClusterSpec,
+    /// Live state.
+    pub state: RwLock<ClusterState>,
+    /// Discovery data of the last successful discovery.
+    pub catalog: RwLock<Vec<ResourceInfo>>,
+    /// Objects in the store for this cluster (refreshed by the writer).
+    pub objects: std::sync::atomic::AtomicU64,
+    task: Mutex<Option<AbortHandle>>,
+    started: Instant,
+}
+
+impl Cluster {
+    /// A cluster that is not connected yet.
+    pub fn new(spec: ClusterSpec) -> Self {
+        Cluster {
+            spec,
+            state: RwLock::new(ClusterState::default()),
+            catalog: RwLock::new(Vec::new()),
+            objects: Default::default(),
+            task: Mutex::new(None),
+            started: Instant::now(),
+        }
+    }
+
+    /// The cluster's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// Reads the state (a poisoned lock still yields the last state).
+    pub fn state(&self) -> ClusterState {
+        self.state.read().map(|s| s.clone()).unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Changes the state.
+    pub fn update(&self, f: impl FnOnce(&mut ClusterState)) {
+        let mut guard = self.state.write().unwrap_or_else(|e| e.into_inner());
+        f(&mut guard);
+    }
+
+    /// Replaces the discovery data.
+    pub fn set_catalog(&self, catalog: Vec<ResourceInfo>) {
+        *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = catalog;
+    }
+
+    /// A copy of the discovery data.
+    pub fn catalog(&self) -> Vec<ResourceInfo> {
+        self.catalog.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Remembers the sync task so that it can be stopped.
+    pub fn set_task(&self, handle: AbortHandle) {
+        let mut t = self.task.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = t.replace(handle) {
+            old.abort();
+        }
+    }
+
+    /// Stops the sync task (and with it every watcher of the cluster).
+    pub fn stop(&self) {
+        if let Some(t) = self.task.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            t.abort();
+        }
+    }
+
+    /// Seconds since the cluster was registered.
+    pub fn age_seconds(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    /// The `/v1/clusters` view.
+    pub fn info(&self) -> ClusterInfo {
+        let s = self.state();
+        ClusterInfo {
+            name: self.spec.name.clone(),
+            status: if s.ready { ClusterStatus::Ready } else { ClusterStatus::NotReady },
+            version: s.version,
+            platform: s.platform,
+            host: self.spec.host.clone(),
+            is_master: self.spec.is_master,
+            resource_types: s.synced_types.len(),
+            objects: self.objects.load(std::sync::atomic::Ordering::Relaxed),
+            last_event: s.last_event.map(|t| t.to_string()),
+            lag_seconds: s.lag_seconds,
+            message: s.message,
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Every cluster the server knows, by name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    clusters: RwLock<BTreeMap<String, Arc<Cluster>>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a cluster; `false` if the name is taken.
+    pub fn insert(&self, cluster: Arc<Cluster>) -> bool {
+        let mut map = self.clusters.write().unwrap_or_else(|e| e.into_inner());
+        if map.contains_key(cluster.name()) {
+            return false;
+        }
+        map.insert(cluster.name().to_string(), cluster);
+        true
+    }
+
+    /// Removes a cluster and stops its sync.
+    pub fn remove(&self, name: &str) -> Option<Arc<Cluster>> {
+        let removed = self.clusters.write().unwrap_or_else(|e| e.into_inner()).remove(name);
+        if let Some(c) = &removed {
+            c.stop();
+        }
+        removed
+    }
+
+    /// One cluster by name.
+    pub fn get(&self, name: &str) -> Option<Arc<Cluster>> {
+        self.clusters.read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+
+    /// Every cluster, ordered by name.
+    pub fn all(&self) -> Vec<Arc<Cluster>> {
+        self.clusters.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
+    }
+
+    /// Names of every cluster.
+    pub fn names(&self) -> Vec<String> {
+        self.clusters.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
+    }
+
+    /// Ready when every cluster was tried once and every reachable one finished its initial
+    /// sync; otherwise the reason.
+    pub fn readiness(&self) -> Result<(), String> {
+        for c in self.all() {
+            let s = c.state();
+            if !s.attempted {
+                return Err(format!("cluster {} is connecting", c.name()));
+            }
+            if s.ready && !s.initial_sync_done {
+                return Err(format!("cluster {} is syncing ({} types pending)", c.name(), s.pending_init.len()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Union of every cluster's discovery data, one entry per GVR.
+    pub fn catalog(&self) -> Vec<ResourceInfo> {
+        let mut seen = BTreeMap::new();
+        for c in self.all() {
+            for r in c.catalog() {
+                seen.entry((r.group.clone(), r.version.clone(), r.resource.clone())).or_insert(r);
+            }
+        }
+        seen.into_values().collect()
+    }
+}

@@ -1,0 +1,31 @@
+//! `/healthz`, `/readyz` and `/metrics`.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use serde_json::json;
+
+use super::{ApiError, AppState};
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz)).route("/metrics", get(metrics))
+}
+
+async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({"status": "ok"}))
+}
+
+/// 200 only when every cluster was tried and every Ready one finished its initial sync.
+async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    state.registry.readiness().map_err(|why| ApiError::unavailable(format!("not ready: {why}")))?;
+    Ok(Json(json!({"status": "ready"})))
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    let body = state.metrics.render(&state.registry);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
+}

@@ -1,0 +1,160 @@
+//! `/v1/list` and `/v1/list_with_cluster`: the original's query endpoints, plus selectors and
+//! pagination.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::HeaderValue;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use mc_types::api::{CONTINUE_HEADER, ListWithClusterItem};
+use mc_types::gvr::{GvrSpec, ResourceCatalog};
+use mc_types::selector::{FieldSelector, LabelSelector};
+
+use super::{ApiError, ApiResult, AppState};
+use crate::store::{Cursor, Query as StoreQuery};
+
+/// The original's default page size.
+const DEFAULT_LIMIT: u32 = 10;
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/list", get(list)).route("/v1/list_with_cluster", get(list_with_cluster))
+}
+
+/// Query parameters, parsed and checked.
+#[derive(Debug, Default)]
+pub struct ListRequest {
+    gvr: Option<String>,
+    cluster: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    labels: Vec<(String, String)>,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    limit: Option<String>,
+    continue_token: Option<String>,
+}
+
+impl ListRequest {
+    /// Reads the raw pairs; unknown parameters are errors so typos do not go unnoticed.
+    pub fn from_pairs(pairs: Vec<(String, String)>) -> ApiResult<Self> {
+        let mut r = ListRequest::default();
+        for (k, v) in pairs {
+            let non_empty = |v: String| (!v.is_empty()).then_some(v);
+            match k.as_str() {
+                "gvr" => r.gvr = non_empty(v),
+                "cluster" | "clusterName" => r.cluster = non_empty(v),
+                "namespace" => r.namespace = non_empty(v),
+                "name" => r.name = non_empty(v),
+                "labelSelector" => r.label_selector = non_empty(v),
+                "fieldSelector" => r.field_selector = non_empty(v),
+                "limit" => r.limit = Some(v),
+                "continue" => r.continue_token = non_empty(v),
+                _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
+                    Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
+                    _ => return Err(ApiError::bad_request(format!("unknown query parameter \"{k}\""))),
+                },
+            }
+        }
+        Ok(r)
+    }
+
+    /// Resolves names and selectors against the registry's discovery data.
+    pub fn to_query(&self, state: &AppState) -> ApiResult<StoreQuery> {
+        let gvr_text = self.gvr.as_deref().ok_or_else(|| {
+            ApiError::bad_request("missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)")
+        })?;
+        let spec = GvrSpec::parse(gvr_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let catalog = ResourceCatalog::new(state.registry.catalog());
+        if catalog.is_empty() {
+            return Err(ApiError::unavailable("no cluster has been discovered yet; try again shortly"));
+        }
+        let info = catalog.resolve(&spec).map_err(|e| {
+            let candidates = e.candidates().to_vec();
+            ApiError::not_found(e.to_string()).with_candidates(candidates)
+        })?;
+        if let Some(c) = &self.cluster {
+            if state.registry.get(c).is_none() {
+                return Err(ApiError::not_found(format!(
+                    "unknown cluster \"{c}\" (known: {})",
+                    state.registry.names().join(", ")
+                )));
+            }
+        }
+        let mut labels = if self.labels.is_empty() {
+            None
+        } else {
+            Some(LabelSelector::from_equalities(self.labels.iter().cloned()).map_err(|e| ApiError::bad_request(e.to_string()))?)
+        };
+        if let Some(text) = &self.label_selector {
+            let parsed = LabelSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            labels = Some(match labels {
+                Some(mut l) => {
+                    l.extend(parsed);
+                    l
+                }
+                None => parsed,
+            });
+        }
+        let fields = match &self.field_selector {
+            Some(text) => Some(FieldSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?),
+            None => None,
+        };
+        let limit = match self.limit.as_deref() {
+            None | Some("") => Some(DEFAULT_LIMIT),
+            Some(text) => match text.parse::<i64>() {
+                Ok(0) => None,
+                Ok(n) if n > 0 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+                Ok(_) => return Err(ApiError::bad_request(format!("limit must be 0 (all) or positive, got {text}"))),
+                Err(_) => return Err(ApiError::bad_request(format!("limit must be a number, got \"{text}\""))),
+            },
+        };
+        let continue_after = match &self.continue_token {
+            Some(t) => Some(Cursor::decode(t).map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?),
+            None => None,
+        };
+        Ok(StoreQuery {
+            gvr: Some(info.gvr()),
+            cluster: self.cluster.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            labels,
+            fields,
+            limit,
+            continue_after,
+        })
+    }
+}
+
+async fn run(state: &AppState, pairs: Vec<(String, String)>) -> ApiResult<(Vec<(String, serde_json::Value)>, Option<String>)> {
+    let query = ListRequest::from_pairs(pairs)?.to_query(state)?;
+    let page = state.store.query(&query).await?;
+    Ok((page.items, page.next.map(|c| c.encode())))
+}
+
+fn with_continue<T: IntoResponse>(body: T, next: Option<String>) -> Response {
+    let mut resp = body.into_response();
+    if let Some(token) = next.and_then(|t| HeaderValue::from_str(&t).ok()) {
+        resp.headers_mut().insert(CONTINUE_HEADER, token);
+    }
+    resp
+}
+
+/// `GET /v1/list`: a JSON array of objects.
+async fn list(State(state): State<AppState>, Query(pairs): Query<Vec<(String, String)>>) -> ApiResult<Response> {
+    let (items, next) = run(&state, pairs).await?;
+    let objects: Vec<serde_json::Value> = items.into_iter().map(|(_, o)| o).collect();
+    Ok(with_continue(Json(objects), next))
+}
+
+/// `GET /v1/list_with_cluster`: `[{"clusterName": ..., "Object": {...}}]`.
+async fn list_with_cluster(
+    State(state): State<AppState>,
+    Query(pairs): Query<Vec<(String, String)>>,
+) -> ApiResult<Response> {
+    let (items, next) = run(&state, pairs).await?;
+    let items: Vec<ListWithClusterItem> =
+        items.into_iter().map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object }).collect();
+    Ok(with_continue(Json(items), next))
+}

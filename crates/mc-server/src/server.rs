@@ -1,0 +1,106 @@
+//! Wiring: store, writer, cluster syncs and the HTTP server, with graceful shutdown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tracing::info;
+
+use crate::clusters::{Cluster, Registry};
+use crate::config::Settings;
+use crate::http::{AppState, router};
+use crate::metrics::Metrics;
+use crate::store::Store;
+use crate::sync::{Prepare, SyncContext, spawn_cluster, writer};
+
+/// Runs the server until SIGINT/SIGTERM.
+pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    let store = Store::connect(&settings.storage_url)
+        .await
+        .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
+    info!(storage = %redact_url(&settings.storage_url), "store ready");
+    let (writer, writer_task) = writer::spawn(store.clone());
+    let registry = Arc::new(Registry::new());
+    let sync = SyncContext {
+        store: store.clone(),
+        writer,
+        prepare: Prepare { redact_secrets: settings.redact_secrets },
+        exclude_groups: settings.exclude_groups.clone(),
+        exclude_resources: settings.exclude_resources.clone(),
+    };
+    for spec in &settings.clusters {
+        let cluster = Arc::new(Cluster::new(spec.clone()));
+        registry.insert(cluster.clone());
+        spawn_cluster(sync.clone(), cluster);
+    }
+    // Rows of clusters that are no longer configured or joined would be served forever.
+    for stale in store.cluster_names().await.unwrap_or_default() {
+        if registry.get(&stale).is_none() {
+            let n = store.delete_cluster(&stale).await.unwrap_or(0);
+            info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured");
+        }
+    }
+    tokio::spawn(refresh_counts(store.clone(), registry.clone()));
+
+    if let Some(path) = settings.write_cli_config_if_missing() {
+        info!(path = %path.display(), "CLI config written");
+    }
+    let state = AppState {
+        registry: registry.clone(),
+        store,
+        token: settings.token.clone(),
+        metrics: Arc::new(Metrics::default()),
+        sync,
+    };
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("listening on {}", settings.listen))?;
+    info!(addr = %settings.listen, clusters = settings.clusters.len(), "serving");
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    info!("shutting down");
+    for c in registry.all() {
+        c.stop();
+    }
+    drop(registry);
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    Ok(())
+}
+
+/// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`.
+async fn refresh_counts(store: Store, registry: Arc<Registry>) {
+    loop {
+        for c in registry.all() {
+            if let Ok(n) = store.count(c.name()).await {
+                c.objects.store(n, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// A storage URL without its password, for logs.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            let user = creds.split(':').next().unwrap_or("");
+            format!("{}://{}:***@{}", &url[..s], user, &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}

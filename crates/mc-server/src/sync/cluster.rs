@@ -1,0 +1,137 @@
+//! The life of one cluster: connect, discover, watch every type, notice new and removed types,
+//! notice the cluster going away, and come back with backoff.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::Client;
+use mc_types::Gvr;
+use mc_types::gvr::ResourceInfo;
+use tokio::task::{AbortHandle, JoinSet};
+use tracing::{info, warn};
+
+use super::discovery::{Filter, discover};
+use super::watch::watch_type;
+use super::writer::Msg;
+use super::SyncContext;
+use crate::clusters::{Cluster, connect};
+
+/// How often the cluster is probed and rediscovered (new CRDs show up within this).
+const PROBE_EVERY: Duration = Duration::from_secs(10);
+/// Longest wait between two connection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Starts syncing a cluster in the background; the task is stopped through the cluster.
+pub fn spawn_cluster(ctx: SyncContext, cluster: Arc<Cluster>) {
+    let handle = tokio::spawn(run(ctx, cluster.clone()));
+    cluster.set_task(handle.abort_handle());
+}
+
+async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let err = match session(&ctx, &cluster).await {
+            Ok(never) => match never {},
+            Err(e) => e,
+        };
+        let was_ready = cluster.state().ready;
+        cluster.update(|s| {
+            s.ready = false;
+            s.attempted = true;
+            s.initial_sync_done = false;
+            s.pending_init.clear();
+            s.message = Some(err.clone());
+        });
+        if was_ready {
+            warn!(cluster = cluster.name(), error = %err, "cluster not ready");
+            backoff = Duration::from_secs(1);
+        } else {
+            info!(cluster = cluster.name(), error = %err, retry_in = ?backoff, "cluster unreachable");
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// One connected period: returns only with the reason it ended.
+async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::convert::Infallible, String> {
+    let client = connect(&cluster.spec).await.map_err(|e| e.to_string())?;
+    let version = probe(&client).await?;
+    let filter = Filter::new(&ctx.exclude_groups, &ctx.exclude_resources, cluster.spec.allow.clone());
+    let catalog = discover(&client).await.map_err(|e| format!("discovery: {e}"))?;
+    let wanted = admitted(&filter, &catalog);
+    cluster.set_catalog(catalog);
+    cluster.update(|s| {
+        s.ready = true;
+        s.attempted = true;
+        s.message = None;
+        s.version = version.git_version.clone();
+        s.platform = version.platform.clone();
+        s.synced_types = wanted.keys().cloned().collect();
+        s.pending_init = wanted.keys().cloned().collect();
+        s.initial_sync_done = wanted.is_empty();
+    });
+    info!(cluster = cluster.name(), version = %version.git_version, types = wanted.len(), "cluster connected");
+
+    let mut tasks = JoinSet::new();
+    let mut running: BTreeMap<Gvr, AbortHandle> = BTreeMap::new();
+    for (gvr, info) in wanted {
+        running.insert(gvr, tasks.spawn(watch_type(ctx.clone(), cluster.clone(), client.clone(), info)));
+    }
+    let mut failures = 0;
+    loop {
+        tokio::time::sleep(PROBE_EVERY).await;
+        if let Err(e) = probe(&client).await {
+            failures += 1;
+            if failures >= 2 {
+                return Err(e);
+            }
+            continue;
+        }
+        failures = 0;
+        let catalog = match discover(&client).await {
+            Ok(c) => c,
+            Err(e) => {
+                warn!(cluster = cluster.name(), error = %e, "rediscovery failed");
+                continue;
+            }
+        };
+        let wanted = admitted(&filter, &catalog);
+        cluster.set_catalog(catalog);
+        let gone: Vec<Gvr> = running.keys().filter(|g| !wanted.contains_key(*g)).cloned().collect();
+        for gvr in gone {
+            if let Some(h) = running.remove(&gvr) {
+                h.abort();
+            }
+            info!(cluster = cluster.name(), %gvr, "type removed");
+            let _ = ctx.writer.send(Msg::DropGvr(cluster.clone(), gvr)).await;
+        }
+        for (gvr, info) in wanted {
+            if running.contains_key(&gvr) {
+                continue;
+            }
+            info!(cluster = cluster.name(), %gvr, "new type");
+            cluster.update(|s| {
+                s.pending_init.insert(gvr.clone());
+            });
+            running.insert(gvr, tasks.spawn(watch_type(ctx.clone(), cluster.clone(), client.clone(), info)));
+        }
+        let types: BTreeSet<Gvr> = running.keys().cloned().collect();
+        cluster.update(|s| s.synced_types = types);
+        // Reap finished tasks (they only end when aborted).
+        while tasks.try_join_next().is_some() {}
+    }
+}
+
+async fn probe(client: &Client) -> Result<k8s_openapi::apimachinery::pkg::version::Info, String> {
+    match tokio::time::timeout(Duration::from_secs(5), client.apiserver_version()).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(format!("unreachable: {}", crate::clusters::connect::one_line(&e))),
+        Err(_) => Err("unreachable: /version timed out after 5s".into()),
+    }
+}
+
+fn admitted(filter: &Filter, catalog: &[ResourceInfo]) -> BTreeMap<Gvr, ResourceInfo> {
+    catalog.iter().filter(|i| filter.admits(i)).map(|i| (i.gvr(), i.clone())).collect()
+}

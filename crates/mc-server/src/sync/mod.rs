@@ -1,0 +1,29 @@
+//! Sync (SPEC §5): discovery, one list+watch per type, and the writer that keeps the store equal
+//! to every cluster.
+
+pub mod cluster;
+pub mod discovery;
+pub mod object;
+pub mod watch;
+pub mod writer;
+
+use crate::store::Store;
+
+pub use cluster::spawn_cluster;
+pub use discovery::Filter;
+pub use object::Prepare;
+
+/// What every sync task shares.
+#[derive(Clone, Debug)]
+pub struct SyncContext {
+    /// The store (read by watchers to skip unchanged objects).
+    pub store: Store,
+    /// The writer's queue.
+    pub writer: writer::Sender,
+    /// Object preparation (redaction).
+    pub prepare: Prepare,
+    /// Global type exclusions (per-cluster allow-lists are added per cluster).
+    pub exclude_groups: Vec<String>,
+    /// Global resource exclusions.
+    pub exclude_resources: Vec<String>,
+}

@@ -1,0 +1,102 @@
+//! One list+watch of one resource type of one cluster.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use kube::api::{Api, ApiResource, DynamicObject};
+use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Client, ResourceExt};
+use mc_types::gvr::ResourceInfo;
+use tracing::{debug, warn};
+
+use super::SyncContext;
+use super::writer::Msg;
+use crate::clusters::Cluster;
+
+/// Runs until aborted: lists, reconciles, then streams changes to the writer. Errors are retried
+/// with the watcher's default backoff; every restart relists and reconciles.
+pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client, info: ResourceInfo) {
+    let gvr = info.gvr();
+    let ar = ApiResource {
+        group: info.group.clone(),
+        version: info.version.clone(),
+        api_version: gvr.api_version(),
+        kind: info.kind.clone(),
+        plural: info.resource.clone(),
+    };
+    let api: Api<DynamicObject> = Api::all_with(client, &ar);
+    let config = watcher::Config::default().page_size(1000);
+    let mut stream = std::pin::pin!(watcher(api, config).default_backoff());
+    // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
+    let mut known: HashMap<String, String> = HashMap::new();
+    let mut keep: HashSet<String> = HashSet::new();
+    let mut failures = 0u32;
+    while let Some(event) = stream.next().await {
+        let event = match event {
+            Ok(e) => {
+                failures = 0;
+                e
+            }
+            Err(e) => {
+                failures += 1;
+                if failures == 1 || failures.is_power_of_two() {
+                    warn!(cluster = cluster.name(), %gvr, error = %e, "watch failed; retrying");
+                }
+                // A type that cannot be listed must not hold readiness back forever.
+                if failures >= 3 {
+                    cluster.update(|s| {
+                        if s.pending_init.remove(&gvr) && s.pending_init.is_empty() {
+                            s.initial_sync_done = true;
+                        }
+                        s.message = Some(format!("{gvr}: {e}"));
+                    });
+                }
+                continue;
+            }
+        };
+        let now = Instant::now();
+        let msg = match event {
+            watcher::Event::Init => {
+                keep.clear();
+                known = match ctx.store.list_keys(cluster.name(), &gvr).await {
+                    Ok(rows) => rows.into_iter().collect(),
+                    Err(e) => {
+                        warn!(cluster = cluster.name(), %gvr, error = %e, "reading stored keys failed");
+                        HashMap::new()
+                    }
+                };
+                debug!(cluster = cluster.name(), %gvr, stored = known.len(), "list started");
+                continue;
+            }
+            watcher::Event::InitApply(obj) => {
+                let uid = obj.uid().unwrap_or_default();
+                let unchanged = known.get(&uid).is_some_and(|rv| Some(rv) == obj.resource_version().as_ref());
+                keep.insert(uid);
+                if unchanged {
+                    continue;
+                }
+                match ctx.prepare.stored(&gvr, &info.kind, obj) {
+                    Some(row) => Msg::Upsert(cluster.clone(), row, now),
+                    None => continue,
+                }
+            }
+            watcher::Event::InitDone => {
+                known = HashMap::new();
+                Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep: std::mem::take(&mut keep) }
+            }
+            watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {
+                Some(row) => Msg::Upsert(cluster.clone(), row, now),
+                None => continue,
+            },
+            watcher::Event::Delete(obj) => {
+                let key = (gvr.clone(), obj.namespace().unwrap_or_default(), obj.name_any(), obj.uid().unwrap_or_default());
+                Msg::Delete(cluster.clone(), Box::new(key), now)
+            }
+        };
+        if ctx.writer.send(msg).await.is_err() {
+            return; // the writer is gone: shutting down
+        }
+    }
+}

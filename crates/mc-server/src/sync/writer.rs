@@ -1,0 +1,134 @@
+//! The single writer: batches changes of every cluster into store transactions.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::jiff::Timestamp;
+use mc_types::Gvr;
+use tokio::sync::{mpsc, oneshot};
+use tracing::{debug, warn};
+
+use crate::clusters::Cluster;
+use crate::store::{Change, Store, StoredObject};
+
+/// Most messages written in one transaction.
+const MAX_BATCH: usize = 2000;
+/// Longest a change waits for others to join its batch.
+const MAX_DELAY: Duration = Duration::from_millis(20);
+
+/// What the watchers tell the writer.
+#[derive(Debug)]
+pub enum Msg {
+    /// An object was listed, added or modified.
+    Upsert(Arc<Cluster>, StoredObject, Instant),
+    /// An object was deleted.
+    Delete(Arc<Cluster>, Box<(Gvr, String, String, String)>, Instant),
+    /// A (re)list completed: rows of this type whose uid is not in `keep` are gone.
+    InitDone {
+        /// The cluster.
+        cluster: Arc<Cluster>,
+        /// The type.
+        gvr: Gvr,
+        /// Every uid the list returned.
+        keep: HashSet<String>,
+    },
+    /// The type is no longer served by the cluster.
+    DropGvr(Arc<Cluster>, Gvr),
+    /// Remove every row of a cluster, after everything queued before it; replies the count.
+    DropCluster(String, oneshot::Sender<crate::store::Result<u64>>),
+}
+
+/// Sending half used by the watchers.
+pub type Sender = mpsc::Sender<Msg>;
+
+/// Starts the writer task; it ends when every sender is gone.
+pub fn spawn(store: Store) -> (Sender, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel(10_000);
+    (tx, tokio::spawn(run(store, rx)))
+}
+
+#[derive(Default)]
+struct Pending {
+    changes: Vec<Change>,
+    oldest: Option<Instant>,
+}
+
+async fn run(store: Store, mut rx: mpsc::Receiver<Msg>) {
+    let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        let deadline = tokio::time::Instant::now() + MAX_DELAY;
+        while batch.len() < MAX_BATCH {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(m)) => batch.push(m),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        write(&store, std::mem::take(&mut batch)).await;
+    }
+}
+
+/// Writes one batch: data changes grouped per cluster, control messages in order.
+async fn write(store: &Store, batch: Vec<Msg>) {
+    let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
+    for msg in batch {
+        match msg {
+            Msg::Upsert(c, obj, t) => push(&mut pending, c, Change::Upsert(obj), t),
+            Msg::Delete(c, key, t) => {
+                let (gvr, namespace, name, uid) = *key;
+                push(&mut pending, c, Change::Delete { gvr, namespace, name, uid }, t)
+            }
+            Msg::InitDone { cluster, gvr, keep } => {
+                flush(store, &mut pending).await;
+                if let Err(e) = store.delete_missing(cluster.name(), &gvr, &keep).await {
+                    warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed");
+                }
+                cluster.update(|s| {
+                    s.pending_init.remove(&gvr);
+                    if s.pending_init.is_empty() && !s.initial_sync_done {
+                        s.initial_sync_done = true;
+                        debug!(cluster = %s.version, "initial sync done");
+                    }
+                });
+            }
+            Msg::DropGvr(cluster, gvr) => {
+                flush(store, &mut pending).await;
+                if let Err(e) = store.delete_gvr(cluster.name(), &gvr).await {
+                    warn!(cluster = cluster.name(), %gvr, error = %e, "dropping a removed type failed");
+                }
+            }
+            Msg::DropCluster(name, reply) => {
+                flush(store, &mut pending).await;
+                let _ = reply.send(store.delete_cluster(&name).await);
+            }
+        }
+    }
+    flush(store, &mut pending).await;
+}
+
+fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>, ch: Change, t: Instant) {
+    let entry = pending.entry(c.name().to_string()).or_insert_with(|| (c, Pending::default()));
+    entry.1.changes.push(ch);
+    entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
+}
+
+async fn flush(store: &Store, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
+    for (name, (cluster, p)) in std::mem::take(pending) {
+        if p.changes.is_empty() {
+            continue;
+        }
+        let n = p.changes.len();
+        match store.apply_batch(&name, p.changes).await {
+            Ok(()) => {
+                let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
+                cluster.update(|s| {
+                    s.last_event = Some(Timestamp::now());
+                    s.lag_seconds = lag;
+                });
+                debug!(cluster = %name, changes = n, "batch written");
+            }
+            Err(e) => warn!(cluster = %name, changes = n, error = %e, "writing a batch failed"),
+        }
+    }
+}

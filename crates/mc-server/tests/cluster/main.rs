@@ -1,0 +1,9 @@
+//! End-to-end tests against real API servers started by `scripts/testenv`.
+//!
+//! Run through `scripts/test.sh`, or by hand:
+//! `MC_TESTENV_DIR=/tmp/x cargo test -p mc-server --features cluster-tests --test cluster`.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod testenv;
+
+mod foundation;

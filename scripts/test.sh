@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# THE test command: unit tests, then end-to-end tests against real local clusters and databases.
+#
+#   scripts/test.sh
+#
+# Installs what it needs (Debian packages, Kubernetes binaries built into a cache), brings up
+# three clusters with scripts/testenv and MariaDB + PostgreSQL with scripts/testdb, runs every
+# test target, and always tears the clusters and databases down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+source scripts/lib.sh
+
+require_toolchains
+step "Debian packages"
+apt_install openssl curl ca-certificates
+
+step "Kubernetes binaries (scripts/testenv build)"
+scripts/testenv build
+
+step "Format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
+step "Build tests"
+cargo test --workspace --no-run
+cargo test -p mc-server --all-features --no-run
+
+step "Unit tests"
+cargo test --workspace
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-test.XXXXXX")
+cleanup() {
+  local rc=$?
+  step "Tear down"
+  scripts/testenv down --dir "$WORK/clusters" || true
+  [[ -x scripts/testdb ]] && { scripts/testdb down --dir "$WORK/db" || true; }
+  if [[ $rc -ne 0 && -d $WORK/clusters/logs ]]; then
+    info "component logs kept in $WORK/clusters/logs"
+  else
+    rm -rf "$WORK"
+  fi
+  exit $rc
+}
+trap cleanup EXIT INT TERM
+
+step "Test clusters (scripts/testenv up)"
+scripts/testenv up --clusters 3 --names tencent1,tencent2,tencent4 --dir "$WORK/clusters"
+export MC_TESTENV_DIR=$WORK/clusters
+export MC_TESTENV_BIN=$(scripts/testenv bin)
+
+if [[ -x scripts/testdb ]]; then
+  step "Test databases (scripts/testdb up)"
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  step "Store tests on SQLite, MariaDB and PostgreSQL"
+  cargo test -p mc-server --features db-tests --test store
+fi
+
+step "Cluster tests"
+cargo test -p mc-server --features cluster-tests --test cluster -- --test-threads 1
+
+step "All tests passed"
