@@ -3,6 +3,11 @@
 //! One concept per module: GVR parsing, the two configuration files, the HTTP wire types and the
 //! custom resource definitions.
 
+pub mod api;
+pub mod config;
 pub mod gvr;
+pub mod selector;
 
+pub use config::ClusterName;
 pub use gvr::Gvr;
+pub use gvr::{GvrSpec, ResourceCatalog, ResourceInfo};

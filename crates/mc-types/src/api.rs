@@ -1,0 +1,306 @@
+//! HTTP wire types of mc-server (SPEC §6), shared by the server and the CLI.
+//!
+//! The original's endpoints return bare JSON arrays, so pagination does not wrap them: the token
+//! for the next page travels in the [`CONTINUE_HEADER`] response header.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gvr::GvrError;
+
+/// Response header carrying the `continue` token of the next page; absent on the last page.
+pub const CONTINUE_HEADER: &str = "x-continue";
+
+/// `limit` when none is given, as in the original; `limit=0` means all.
+pub const DEFAULT_LIST_LIMIT: u64 = 10;
+
+/// Request paths.
+pub mod paths {
+    /// `GET` → JSON array of objects.
+    pub const LIST: &str = "/v1/list";
+    /// `GET` → JSON array of [`super::ListWithClusterItem`].
+    pub const LIST_WITH_CLUSTER: &str = "/v1/list_with_cluster";
+    /// `POST ?cluster=&insecure=`, multipart field [`super::JOIN_KUBECONFIG_FIELD`].
+    pub const JOIN: &str = "/v1/join";
+    /// `DELETE ?cluster=`.
+    pub const UNJOIN: &str = "/v1/unjoin";
+    /// `GET` → JSON array of [`super::ClusterInfo`].
+    pub const CLUSTERS: &str = "/v1/clusters";
+    /// Liveness.
+    pub const HEALTHZ: &str = "/healthz";
+    /// Readiness.
+    pub const READYZ: &str = "/readyz";
+    /// Prometheus metrics.
+    pub const METRICS: &str = "/metrics";
+}
+
+/// Multipart field of `/v1/join` that holds the kubeconfig.
+pub const JOIN_KUBECONFIG_FIELD: &str = "kubeconfig";
+
+/// One element of `/v1/list_with_cluster`: `{"clusterName": "...", "Object": {...}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ListWithClusterItem {
+    /// The cluster the object lives in.
+    #[serde(rename = "clusterName")]
+    pub cluster_name: String,
+    /// The object as stored.
+    #[serde(rename = "Object")]
+    pub object: serde_json::Value,
+}
+
+/// Body of every error response: `{"error": "..."}`, with candidates for an ambiguous or unknown
+/// resource type.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiErrorBody {
+    /// One-line message.
+    pub error: String,
+    /// Possible meanings of an ambiguous or unknown name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<String>>,
+}
+
+impl ApiErrorBody {
+    /// An error without candidates.
+    pub fn new(error: impl Into<String>) -> Self {
+        Self { error: error.into(), candidates: None }
+    }
+}
+
+impl fmt::Display for ApiErrorBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.error)
+    }
+}
+
+impl From<&GvrError> for ApiErrorBody {
+    fn from(err: &GvrError) -> Self {
+        let candidates = err.candidates();
+        Self {
+            error: err.to_string(),
+            candidates: if candidates.is_empty() { None } else { Some(candidates.to_vec()) },
+        }
+    }
+}
+
+/// Body of a successful join or unjoin: `{"res": "..."}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResResponse {
+    /// Human-readable result.
+    pub res: String,
+}
+
+impl ResResponse {
+    /// The original's join message.
+    pub const JOINED: &str = "join cluster successful";
+    /// The original's unjoin message.
+    pub const UNJOINED: &str = "unjoin cluster successful";
+
+    /// `{"res": "join cluster successful"}`.
+    pub fn joined() -> Self {
+        Self { res: Self::JOINED.to_owned() }
+    }
+
+    /// `{"res": "unjoin cluster successful"}`.
+    pub fn unjoined() -> Self {
+        Self { res: Self::UNJOINED.to_owned() }
+    }
+}
+
+/// Health of a cluster as seen by the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ClusterStatus {
+    /// Connected and syncing.
+    Ready,
+    /// Unreachable, unauthorised or still starting; retried with backoff.
+    NotReady,
+}
+
+impl fmt::Display for ClusterStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Ready => "Ready",
+            Self::NotReady => "NotReady",
+        })
+    }
+}
+
+/// One element of `/v1/clusters` (a bare JSON array).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterInfo {
+    /// Cluster name.
+    pub name: String,
+    /// Ready or NotReady.
+    pub status: ClusterStatus,
+    /// Kubernetes version, e.g. `v1.35.0`; empty until first contact.
+    #[serde(default)]
+    pub version: String,
+    /// Platform, e.g. `linux/amd64`; empty until first contact.
+    #[serde(default)]
+    pub platform: String,
+    /// API server URL.
+    #[serde(default)]
+    pub host: String,
+    /// Whether this is the master cluster.
+    #[serde(default)]
+    pub is_master: bool,
+    /// Number of resource types being synced.
+    #[serde(default)]
+    pub resource_types: usize,
+    /// Number of objects in the store for this cluster.
+    #[serde(default)]
+    pub objects: u64,
+    /// Time of the last watch event, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_event: Option<String>,
+    /// How far the store is behind the cluster, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_seconds: Option<f64>,
+    /// Why the cluster is not ready, or other remarks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Type of a [`WatchEvent`], spelled as Kubernetes does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum WatchEventType {
+    /// The object appeared.
+    Added,
+    /// The object changed.
+    Modified,
+    /// The object was deleted; `object` is its last known state.
+    Deleted,
+    /// The stream failed; `object` is an [`ApiErrorBody`] and the stream ends.
+    Error,
+}
+
+impl fmt::Display for WatchEventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+            Self::Error => "ERROR",
+        })
+    }
+}
+
+/// One line of a newline-delimited watch stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WatchEvent {
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: WatchEventType,
+    /// The cluster of the object (empty for a stream-wide error).
+    #[serde(rename = "clusterName", default)]
+    pub cluster_name: String,
+    /// The object.
+    pub object: serde_json::Value,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn list_with_cluster_items_use_the_original_keys() {
+        let item = ListWithClusterItem { cluster_name: "tencent1".into(), object: json!({"kind": "Pod"}) };
+        assert_eq!(
+            serde_json::to_value(&item).unwrap(),
+            json!({"clusterName": "tencent1", "Object": {"kind": "Pod"}})
+        );
+        let back: ListWithClusterItem =
+            serde_json::from_value(json!({"clusterName": "c", "Object": {"a": 1}})).unwrap();
+        assert_eq!(back.cluster_name, "c");
+    }
+
+    #[test]
+    fn error_bodies_omit_candidates_when_there_are_none() {
+        assert_eq!(serde_json::to_value(ApiErrorBody::new("boom")).unwrap(), json!({"error": "boom"}));
+        let body: ApiErrorBody = serde_json::from_value(json!({"error": "x"})).unwrap();
+        assert_eq!(body.candidates, None);
+        assert_eq!(body.to_string(), "x");
+    }
+
+    #[test]
+    fn gvr_errors_become_error_bodies_with_candidates() {
+        let err = GvrError::Ambiguous { name: "widgets".into(), candidates: vec!["a/v1/widgets".into()] };
+        let body = ApiErrorBody::from(&err);
+        assert_eq!(body.error, err.to_string());
+        assert_eq!(body.candidates, Some(vec!["a/v1/widgets".into()]));
+        assert_eq!(ApiErrorBody::from(&GvrError::Empty).candidates, None);
+    }
+
+    #[test]
+    fn join_and_unjoin_answer_like_the_original() {
+        assert_eq!(
+            serde_json::to_value(ResResponse::joined()).unwrap(),
+            json!({"res": "join cluster successful"})
+        );
+        assert_eq!(
+            serde_json::to_value(ResResponse::unjoined()).unwrap(),
+            json!({"res": "unjoin cluster successful"})
+        );
+    }
+
+    #[test]
+    fn cluster_info_is_camel_case_and_skips_absent_options() {
+        let info = ClusterInfo {
+            name: "tencent1".into(),
+            status: ClusterStatus::NotReady,
+            version: "v1.35.0".into(),
+            platform: "linux/amd64".into(),
+            host: "https://10.0.0.1:6443".into(),
+            is_master: true,
+            resource_types: 57,
+            objects: 1234,
+            last_event: None,
+            lag_seconds: Some(0.5),
+            message: None,
+        };
+        let value = serde_json::to_value(&info).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "name": "tencent1", "status": "NotReady", "version": "v1.35.0", "platform": "linux/amd64",
+                "host": "https://10.0.0.1:6443", "isMaster": true, "resourceTypes": 57, "objects": 1234,
+                "lagSeconds": 0.5
+            })
+        );
+        let list: Vec<ClusterInfo> = serde_json::from_value(json!([value])).unwrap();
+        assert_eq!(list, vec![info]);
+    }
+
+    #[test]
+    fn cluster_status_displays_as_serialized() {
+        assert_eq!(ClusterStatus::Ready.to_string(), "Ready");
+        assert_eq!(serde_json::to_value(ClusterStatus::Ready).unwrap(), json!("Ready"));
+        assert_eq!(ClusterStatus::NotReady.to_string(), "NotReady");
+    }
+
+    #[test]
+    fn watch_events_are_typed_like_kubernetes() {
+        let event =
+            WatchEvent { kind: WatchEventType::Modified, cluster_name: "c".into(), object: json!({}) };
+        let line = serde_json::to_string(&event).unwrap();
+        assert_eq!(line, r#"{"type":"MODIFIED","clusterName":"c","object":{}}"#);
+        assert_eq!(serde_json::from_str::<WatchEvent>(&line).unwrap(), event);
+        for (kind, text) in [
+            (WatchEventType::Added, "ADDED"),
+            (WatchEventType::Deleted, "DELETED"),
+            (WatchEventType::Error, "ERROR"),
+        ] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), json!(text));
+            assert_eq!(kind.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn the_continue_header_is_lowercase_for_http2() {
+        assert_eq!(CONTINUE_HEADER, CONTINUE_HEADER.to_ascii_lowercase());
+    }
+}

@@ -1,0 +1,1070 @@
+//! The two configuration files: the server's cluster list (SPEC §2) and the CLI's
+//! `~/.multi-cluster-operator/config` (SPEC §8). Both keep the original Go project's keys.
+//!
+//! Loading parses, validates and normalises in one step, so code past the edge can rely on a
+//! [`ServerConfig`] having at least one cluster, unique DNS-label names and exactly one master.
+//! Unknown keys are ignored: files written for the original may carry extras.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::gvr::{GvrError, GvrSpec, ResourceInfo};
+
+/// Port of mc-server, as in the original.
+pub const DEFAULT_PORT: u16 = 31888;
+
+/// Why a configuration file could not be used. Every message is one line that names the file
+/// and, where there is one, the cluster. None is retryable: the file has to be fixed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file does not exist.
+    #[error("config {}: file not found", .file.display())]
+    NotFound {
+        /// The file looked for.
+        file: PathBuf,
+    },
+    /// The file exists but could not be read.
+    #[error("config {}: cannot read: {source}", .file.display())]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The file (or its directory) could not be written.
+    #[error("config {}: cannot write: {source}", .file.display())]
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The file is not valid YAML, or does not have the expected shape.
+    #[error("config {}: {message}", .file.display())]
+    Yaml {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line of the problem, when the parser knows it.
+        line: Option<u64>,
+        /// The parser's message, on one line.
+        message: String,
+    },
+    /// A problem with the file as a whole (no clusters, half a TLS pair, bad port, …).
+    #[error("config {}: {problem}", .file.display())]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A problem with one cluster entry.
+    #[error("config {}: {}: {problem}", .file.display(), cluster_label(.cluster, *.index))]
+    Cluster {
+        /// The file.
+        file: PathBuf,
+        /// 0-based position in `clusters`.
+        index: usize,
+        /// The cluster's name as written (may be empty).
+        cluster: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A cluster's kubeconfig is unreadable, invalid or lacks the requested context. Checked by
+    /// the server when it connects, reported with the same shape as the other errors.
+    #[error("config {}: cluster {cluster:?}: {reason}", .file.display())]
+    Kubeconfig {
+        /// The server config file.
+        file: PathBuf,
+        /// The cluster.
+        cluster: String,
+        /// What is wrong, naming the kubeconfig path or context.
+        reason: String,
+    },
+}
+
+fn cluster_label(name: &str, index: usize) -> String {
+    if name.is_empty() { format!("cluster #{}", index + 1) } else { format!("cluster {name:?}") }
+}
+
+/// Result of configuration loading.
+pub type Result<T, E = ConfigError> = std::result::Result<T, E>;
+
+/// A cluster name: a DNS-1123 label (lowercase alphanumerics and `-`, at most 63 characters,
+/// starting and ending with an alphanumeric).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ClusterName(String);
+
+/// A string that is not a valid [`ClusterName`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid cluster name {name:?}: {reason}")]
+pub struct InvalidClusterName {
+    /// The rejected name.
+    pub name: String,
+    /// Which rule it breaks.
+    pub reason: &'static str,
+}
+
+impl ClusterName {
+    /// Longest DNS-1123 label.
+    pub const MAX_LEN: usize = 63;
+
+    /// Validates a cluster name.
+    pub fn parse(name: &str) -> Result<Self, InvalidClusterName> {
+        let reject = |reason| Err(InvalidClusterName { name: name.to_owned(), reason });
+        if name.is_empty() {
+            return reject("must not be empty");
+        }
+        if name.len() > Self::MAX_LEN {
+            return reject("must be at most 63 characters");
+        }
+        if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return reject("must consist of lowercase letters, digits and '-'");
+        }
+        if name.starts_with('-') || name.ends_with('-') {
+            return reject("must start and end with a letter or digit");
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// The name as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ClusterName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for ClusterName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for ClusterName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for ClusterName {
+    type Err = InvalidClusterName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl TryFrom<String> for ClusterName {
+    type Error = InvalidClusterName;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Self::parse(&s)
+    }
+}
+
+impl From<ClusterName> for String {
+    fn from(name: ClusterName) -> Self {
+        name.0
+    }
+}
+
+impl PartialEq<str> for ClusterName {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for ClusterName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server configuration (SPEC §2)
+// ---------------------------------------------------------------------------------------------
+
+/// The server's configuration file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerConfig {
+    /// The clusters to sync; the first flagged `isMaster` (or else the first) is the master.
+    #[serde(default)]
+    pub clusters: Vec<ClusterEntry>,
+    /// HTTP listener.
+    #[serde(default)]
+    pub server: ServerSection,
+    /// Where objects are stored.
+    #[serde(default)]
+    pub storage: StorageSection,
+    /// What is synced.
+    #[serde(default)]
+    pub sync: SyncSection,
+}
+
+/// One item of `clusters`, wrapped in `metadata` as in the original.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterEntry {
+    /// The cluster's settings.
+    pub metadata: ClusterMetadata,
+}
+
+/// One cluster's settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterMetadata {
+    /// Unique name, a DNS-1123 label.
+    #[serde(default)]
+    pub cluster_name: String,
+    /// Skip TLS verification of this cluster's API server.
+    #[serde(default)]
+    pub insecure: bool,
+    /// Kubeconfig file; empty means the in-cluster service account. After loading it is absolute
+    /// (relative paths are resolved against the config file's directory, `~/` against HOME).
+    #[serde(default)]
+    pub config_path: String,
+    /// Kubeconfig context; `None` means its current-context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Whether this is the master cluster (where MultiClusterResources live).
+    #[serde(default)]
+    pub is_master: bool,
+    /// Optional allow-list of resource types; empty means everything syncable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceFilter>,
+    /// Labels of the cluster, matched by placement `clusterSelector`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+}
+
+impl ClusterMetadata {
+    /// The kubeconfig file, `None` for in-cluster configuration.
+    pub fn kubeconfig_path(&self) -> Option<&Path> {
+        if self.config_path.is_empty() { None } else { Some(Path::new(&self.config_path)) }
+    }
+
+    /// The allow-list parsed into specs, in order.
+    pub fn resource_specs(&self) -> Result<Vec<GvrSpec>, GvrError> {
+        self.resources.iter().map(ResourceFilter::spec).collect()
+    }
+}
+
+/// One entry of a cluster's `resources` allow-list: `{rType: apps/v1/deployments}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourceFilter {
+    /// The resource type, in any form of SPEC §3.
+    #[serde(rename = "rType")]
+    pub r_type: String,
+}
+
+impl ResourceFilter {
+    /// The resource type parsed.
+    pub fn spec(&self) -> Result<GvrSpec, GvrError> {
+        GvrSpec::parse(&self.r_type)
+    }
+}
+
+/// HTTP listener settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerSection {
+    /// TCP port, 31888 by default.
+    #[serde(default = "default_port", deserialize_with = "port_from_number_or_string")]
+    pub port: u16,
+    /// Address to bind, `0.0.0.0` by default.
+    #[serde(default = "default_bind")]
+    pub bind: String,
+    /// Bearer token required on `/v1` calls; empty disables authentication.
+    #[serde(default)]
+    pub token: String,
+    /// PEM certificate for HTTPS; empty serves plain HTTP.
+    #[serde(default)]
+    pub tls_cert_file: String,
+    /// PEM private key for HTTPS; set together with `tlsCertFile`.
+    #[serde(default)]
+    pub tls_key_file: String,
+}
+
+impl Default for ServerSection {
+    fn default() -> Self {
+        Self {
+            port: DEFAULT_PORT,
+            bind: default_bind(),
+            token: String::new(),
+            tls_cert_file: String::new(),
+            tls_key_file: String::new(),
+        }
+    }
+}
+
+impl ServerSection {
+    /// The bearer token, `None` when authentication is off.
+    pub fn token(&self) -> Option<&str> {
+        if self.token.is_empty() { None } else { Some(&self.token) }
+    }
+
+    /// Certificate and key files when HTTPS is configured.
+    pub fn tls(&self) -> Option<(&Path, &Path)> {
+        if self.tls_cert_file.is_empty() || self.tls_key_file.is_empty() {
+            None
+        } else {
+            Some((Path::new(&self.tls_cert_file), Path::new(&self.tls_key_file)))
+        }
+    }
+}
+
+fn default_port() -> u16 {
+    DEFAULT_PORT
+}
+
+fn default_bind() -> String {
+    "0.0.0.0".to_owned()
+}
+
+/// Store settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageSection {
+    /// `sqlite://…`, `mysql://…` or `postgres://…`; `None` means SQLite in the data directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// What is synced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncSection {
+    /// API groups not to sync, in addition to [`crate::gvr::DEFAULT_EXCLUDED_GROUPS`].
+    #[serde(default)]
+    pub exclude_groups: Vec<String>,
+    /// Resources (`plural` or `plural.group`) not to sync, in addition to
+    /// [`crate::gvr::DEFAULT_EXCLUDED_RESOURCES`].
+    #[serde(default)]
+    pub exclude_resources: Vec<String>,
+    /// Replace Secret `data`/`stringData` before storing; true by default.
+    #[serde(default = "default_true")]
+    pub redact_secrets: bool,
+}
+
+impl Default for SyncSection {
+    fn default() -> Self {
+        Self { exclude_groups: Vec::new(), exclude_resources: Vec::new(), redact_secrets: true }
+    }
+}
+
+impl SyncSection {
+    /// Whether a discovered type is synced: listable, watchable and not excluded.
+    pub fn should_sync(&self, info: &ResourceInfo) -> bool {
+        info.is_syncable() && !info.is_excluded(&self.exclude_groups, &self.exclude_resources)
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl ServerConfig {
+    /// Reads, validates and normalises a config file: the master is flagged, `configPath` is
+    /// absolute, an empty `storage.url` is `None`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = read_file(path)?;
+        Self::from_yaml(&text, path)
+    }
+
+    /// As [`ServerConfig::load`], from text already read; `file` is used in messages and to
+    /// resolve relative paths.
+    pub fn from_yaml(text: &str, file: &Path) -> Result<Self> {
+        if text.trim().is_empty() {
+            return Err(ConfigError::Invalid { file: file.to_owned(), problem: "file is empty".into() });
+        }
+        let mut config: Self = parse_yaml(text, file)?;
+        config.validate(file)?;
+        config.normalise(file);
+        Ok(config)
+    }
+
+    /// Checks what can be checked without touching the clusters: at least one cluster, names
+    /// that are unique DNS labels, at most one master, parseable `rType`s, a complete TLS pair.
+    pub fn validate(&self, file: &Path) -> Result<()> {
+        let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
+        if self.clusters.is_empty() {
+            return Err(invalid("no clusters configured: add at least one under `clusters:`".into()));
+        }
+        let mut seen = HashSet::new();
+        let mut master: Option<&str> = None;
+        for (index, ClusterEntry { metadata: m }) in self.clusters.iter().enumerate() {
+            let cluster_error = |problem: String| ConfigError::Cluster {
+                file: file.to_owned(),
+                index,
+                cluster: m.cluster_name.clone(),
+                problem,
+            };
+            if m.cluster_name.is_empty() {
+                return Err(cluster_error("clusterName is missing or empty".into()));
+            }
+            if let Err(e) = ClusterName::parse(&m.cluster_name) {
+                return Err(cluster_error(format!(
+                    "clusterName {}; use lowercase letters, digits and '-' (at most 63)",
+                    e.reason
+                )));
+            }
+            if !seen.insert(m.cluster_name.as_str()) {
+                return Err(cluster_error("duplicate clusterName".into()));
+            }
+            if m.is_master {
+                if let Some(first) = master {
+                    return Err(cluster_error(format!(
+                        "isMaster is also set on cluster {first:?}; exactly one cluster may be master"
+                    )));
+                }
+                master = Some(&m.cluster_name);
+            }
+            if m.context.as_deref() == Some("") {
+                return Err(cluster_error("context is empty; remove it to use the current-context".into()));
+            }
+            for (i, filter) in m.resources.iter().enumerate() {
+                if let Err(e) = filter.spec() {
+                    return Err(cluster_error(format!("resources[{i}].rType: {e}")));
+                }
+            }
+        }
+        let s = &self.server;
+        if s.port == 0 {
+            return Err(invalid("server.port must not be 0".into()));
+        }
+        if s.bind.is_empty() {
+            return Err(invalid("server.bind must not be empty".into()));
+        }
+        if s.tls_cert_file.is_empty() != s.tls_key_file.is_empty() {
+            return Err(invalid("server.tlsCertFile and server.tlsKeyFile must be set together".into()));
+        }
+        Ok(())
+    }
+
+    fn normalise(&mut self, file: &Path) {
+        if !self.clusters.iter().any(|c| c.metadata.is_master)
+            && let Some(first) = self.clusters.first_mut()
+        {
+            first.metadata.is_master = true;
+        }
+        let base = file.parent().unwrap_or_else(|| Path::new(""));
+        for entry in &mut self.clusters {
+            resolve_path(&mut entry.metadata.config_path, base);
+        }
+        resolve_path(&mut self.server.tls_cert_file, base);
+        resolve_path(&mut self.server.tls_key_file, base);
+        if self.storage.url.as_deref().is_some_and(|u| u.trim().is_empty()) {
+            self.storage.url = None;
+        }
+    }
+
+    /// The master cluster: the one flagged `isMaster`, else the first. `None` only for a config
+    /// without clusters, which [`ServerConfig::load`] never returns.
+    pub fn master(&self) -> Option<&ClusterMetadata> {
+        self.clusters
+            .iter()
+            .map(|c| &c.metadata)
+            .find(|m| m.is_master)
+            .or_else(|| self.clusters.first().map(|c| &c.metadata))
+    }
+
+    /// The cluster with this name.
+    pub fn cluster(&self, name: &str) -> Option<&ClusterMetadata> {
+        self.clusters.iter().map(|c| &c.metadata).find(|m| m.cluster_name == name)
+    }
+}
+
+/// Makes a non-empty relative path absolute against `base`; `~/` is the home directory.
+fn resolve_path(path: &mut String, base: &Path) {
+    if path.is_empty() {
+        return;
+    }
+    let resolved = if let Some(rest) = path.strip_prefix("~/") {
+        match dirs::home_dir() {
+            Some(home) => home.join(rest),
+            None => return,
+        }
+    } else if Path::new(path.as_str()).is_relative() {
+        base.join(path.as_str())
+    } else {
+        return;
+    };
+    *path = resolved.to_string_lossy().into_owned();
+}
+
+fn read_file(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound => ConfigError::NotFound { file: path.to_owned() },
+        _ => ConfigError::Read { file: path.to_owned(), source },
+    })
+}
+
+fn parse_yaml<T: de::DeserializeOwned>(text: &str, file: &Path) -> Result<T> {
+    serde_saphyr::from_str(text).map_err(|e| {
+        let plain = e.without_snippet().to_string();
+        let message = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+        ConfigError::Yaml { file: file.to_owned(), line: e.location().map(|l| l.line()), message }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI configuration (SPEC §8)
+// ---------------------------------------------------------------------------------------------
+
+/// The CLI's `~/.multi-cluster-operator/config`, with the original's keys.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CliConfig {
+    /// Host name or IP of mc-server; may also be a URL (`https://mc.example.com`).
+    #[serde(rename = "serverIP", alias = "serverIp")]
+    pub server_ip: String,
+    /// Port of mc-server; the original wrote it as a string, both are accepted.
+    #[serde(
+        rename = "serverPort",
+        default = "default_port",
+        deserialize_with = "port_from_number_or_string"
+    )]
+    pub server_port: u16,
+    /// Kubeconfig of the master cluster, used by `apply` and `delete`.
+    #[serde(rename = "masterClusterKubeConfigPath", default)]
+    pub master_cluster_kube_config_path: String,
+    /// Bearer token for mc-server (new, optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl CliConfig {
+    /// `~/.multi-cluster-operator/config`, `None` when there is no home directory.
+    pub fn default_path() -> Option<PathBuf> {
+        dirs::home_dir().map(|home| home.join(".multi-cluster-operator").join("config"))
+    }
+
+    /// Reads a CLI config. A missing file is [`ConfigError::NotFound`] so callers can say how to
+    /// create one.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = read_file(path)?;
+        if text.trim().is_empty() {
+            return Err(ConfigError::Invalid { file: path.to_owned(), problem: "file is empty".into() });
+        }
+        let config: Self = parse_yaml(&text, path)?;
+        if config.server_ip.trim().is_empty() {
+            return Err(ConfigError::Invalid { file: path.to_owned(), problem: "serverIP is empty".into() });
+        }
+        if config.server_port == 0 {
+            return Err(ConfigError::Invalid {
+                file: path.to_owned(),
+                problem: "serverPort must not be 0".into(),
+            });
+        }
+        Ok(config)
+    }
+
+    /// Writes the config, creating its directory. The file is private to the user (it may hold a
+    /// token).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let write_error = |source| ConfigError::Write { file: path.to_owned(), source };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(write_error)?;
+        }
+        let text = serde_saphyr::to_string(self)
+            .map_err(|e| write_error(io::Error::new(io::ErrorKind::InvalidData, e.to_string())))?;
+        std::fs::write(path, text).map_err(write_error)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(write_error)?;
+        }
+        Ok(())
+    }
+
+    /// Base URL of mc-server: `http://IP:PORT`. A `serverIP` that already is a URL keeps its
+    /// scheme (and its port, if it has one); IPv6 addresses are bracketed.
+    pub fn server_url(&self) -> String {
+        let ip = self.server_ip.trim().trim_end_matches('/');
+        if let Some((scheme, rest)) = ip.split_once("://") {
+            let has_port = rest.rsplit_once(':').is_some_and(|(host, port)| {
+                !port.is_empty()
+                    && port.bytes().all(|b| b.is_ascii_digit())
+                    && (!host.contains(':') || host.ends_with(']'))
+            });
+            return if has_port { ip.to_owned() } else { format!("{scheme}://{rest}:{}", self.server_port) };
+        }
+        if ip.contains(':') && !ip.starts_with('[') {
+            format!("http://[{ip}]:{}", self.server_port)
+        } else {
+            format!("http://{ip}:{}", self.server_port)
+        }
+    }
+}
+
+fn port_from_number_or_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u16, D::Error> {
+    struct PortVisitor;
+
+    impl Visitor<'_> for PortVisitor {
+        type Value = u16;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a port number (1-65535), as a number or a string")
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u16, E> {
+            u16::try_from(v).map_err(|_| E::custom(format!("port {v} is out of range")))
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u16, E> {
+            u16::try_from(v).map_err(|_| E::custom(format!("port {v} is out of range")))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u16, E> {
+            v.trim().parse().map_err(|_| E::custom(format!("port {v:?} is not a number from 1 to 65535")))
+        }
+    }
+
+    deserializer.deserialize_any(PortVisitor)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const FILE: &str = "/etc/mc/config.yaml";
+
+    fn load_str(text: &str) -> Result<ServerConfig> {
+        ServerConfig::from_yaml(text, Path::new(FILE))
+    }
+
+    fn error_line(text: &str) -> String {
+        let message = load_str(text).unwrap_err().to_string();
+        assert!(!message.contains('\n'), "not one line: {message}");
+        message
+    }
+
+    /// A fresh directory under the system temp dir, removed by the test when done.
+    fn temp_dir(tag: &str) -> PathBuf {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("mc-types-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// `shared/reference/examples/config.yaml`, the original project's example, verbatim.
+    const ORIGINAL: &str = r#"clusters:                     # 集群列表
+  - metadata:
+      clusterName: tencent1   # 自定义集群名
+      insecure: true          # 是否开启跳过 tls 证书认证
+      configPath: /app/file/config-tencent1 # kube config 配置文件地址
+  - metadata:
+      clusterName: tencent2   # 自定义集群名
+      insecure: true          # 是否开启跳过 tls 证书认证
+      configPath: /app/file/config-tencent2 # kube config 配置文件地址
+  - metadata:
+      clusterName: tencent4   # 自定义集群名
+      insecure: true          # 是否开启跳过 tls 证书认证
+      configPath: /app/file/config-tencent4 # kube config 配置文件地址
+      isMaster: true          # 标示主集群"#;
+
+    #[test]
+    fn the_original_example_config_loads() {
+        let config = load_str(ORIGINAL).unwrap();
+        let names: Vec<&str> = config.clusters.iter().map(|c| c.metadata.cluster_name.as_str()).collect();
+        assert_eq!(names, ["tencent1", "tencent2", "tencent4"]);
+        assert_eq!(config.master().unwrap().cluster_name, "tencent4");
+        assert!(config.clusters[0].metadata.insecure);
+        assert_eq!(config.clusters[0].metadata.config_path, "/app/file/config-tencent1");
+        assert_eq!(config.server, ServerSection::default());
+        assert_eq!(config.sync, SyncSection::default());
+        assert_eq!(config.storage.url, None);
+    }
+
+    #[test]
+    fn defaults_fill_every_optional_key() {
+        let config = load_str("clusters:\n  - metadata:\n      clusterName: a\n").unwrap();
+        let m = &config.clusters[0].metadata;
+        assert!(!m.insecure);
+        assert_eq!(m.config_path, "");
+        assert_eq!(m.kubeconfig_path(), None);
+        assert_eq!(m.context, None);
+        assert!(m.resources.is_empty());
+        assert!(m.labels.is_empty());
+        assert_eq!(config.server.port, 31888);
+        assert_eq!(config.server.bind, "0.0.0.0");
+        assert_eq!(config.server.token(), None);
+        assert_eq!(config.server.tls(), None);
+        assert!(config.sync.redact_secrets);
+    }
+
+    #[test]
+    fn every_documented_key_is_read() {
+        let text = r#"
+clusters:
+  - metadata:
+      clusterName: tencent1
+      insecure: true
+      configPath: /root/.kube/config
+      context: prod
+      isMaster: true
+      resources:
+        - rType: apps/v1/deployments
+        - rType: v1/pods
+      labels:
+        env: prod
+server: { port: 8080, bind: 127.0.0.1, token: s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key }
+storage: { url: "postgres://mc@db/mc" }
+sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets: false }
+"#;
+        let config = load_str(text).unwrap();
+        let m = &config.clusters[0].metadata;
+        assert_eq!(m.context.as_deref(), Some("prod"));
+        assert!(m.is_master && m.insecure);
+        assert_eq!(m.resources[0].r_type, "apps/v1/deployments");
+        assert_eq!(m.resource_specs().unwrap().len(), 2);
+        assert_eq!(m.labels["env"], "prod");
+        assert_eq!(config.server.port, 8080);
+        assert_eq!(config.server.bind, "127.0.0.1");
+        assert_eq!(config.server.token(), Some("s3cret"));
+        assert_eq!(config.server.tls(), Some((Path::new("/tls/crt"), Path::new("/tls/key"))));
+        assert_eq!(config.storage.url.as_deref(), Some("postgres://mc@db/mc"));
+        assert_eq!(config.sync.exclude_groups, ["example.com"]);
+        assert_eq!(config.sync.exclude_resources, ["leases"]);
+        assert!(!config.sync.redact_secrets);
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored() {
+        let text =
+            "clusters:\n  - metadata:\n      clusterName: a\n      color: blue\n    extra: 1\nmysql: {}\n";
+        assert!(load_str(text).is_ok());
+    }
+
+    #[test]
+    fn without_a_flagged_master_the_first_cluster_is_master() {
+        let text = "clusters:\n  - metadata: {clusterName: a}\n  - metadata: {clusterName: b}\n";
+        let config = load_str(text).unwrap();
+        assert!(config.clusters[0].metadata.is_master);
+        assert!(!config.clusters[1].metadata.is_master);
+        assert_eq!(config.master().unwrap().cluster_name, "a");
+    }
+
+    #[test]
+    fn master_falls_back_to_the_first_cluster_before_normalisation() {
+        let mut config = ServerConfig::default();
+        assert!(config.master().is_none());
+        config.clusters.push(ClusterEntry {
+            metadata: ClusterMetadata { cluster_name: "x".into(), ..Default::default() },
+        });
+        assert_eq!(config.master().unwrap().cluster_name, "x");
+        assert_eq!(config.cluster("x").unwrap().cluster_name, "x");
+        assert!(config.cluster("y").is_none());
+    }
+
+    #[test]
+    fn two_masters_are_rejected_naming_both() {
+        let text = "clusters:\n  - metadata: {clusterName: a, isMaster: true}\n  - metadata: {clusterName: b, isMaster: true}\n";
+        assert_eq!(
+            error_line(text),
+            "config /etc/mc/config.yaml: cluster \"b\": isMaster is also set on cluster \"a\"; exactly one cluster may be master"
+        );
+    }
+
+    #[test]
+    fn duplicate_names_are_rejected() {
+        let text =
+            "clusters:\n  - metadata: {clusterName: tencent2}\n  - metadata: {clusterName: tencent2}\n";
+        assert_eq!(
+            error_line(text),
+            "config /etc/mc/config.yaml: cluster \"tencent2\": duplicate clusterName"
+        );
+    }
+
+    #[test]
+    fn a_missing_cluster_name_is_reported_by_position() {
+        let text = "clusters:\n  - metadata: {clusterName: a}\n  - metadata: {configPath: /x}\n";
+        assert_eq!(
+            error_line(text),
+            "config /etc/mc/config.yaml: cluster #2: clusterName is missing or empty"
+        );
+    }
+
+    #[test]
+    fn a_non_dns_label_cluster_name_is_rejected() {
+        let message = error_line("clusters:\n  - metadata: {clusterName: Tencent_1}\n");
+        assert!(
+            message
+                .starts_with("config /etc/mc/config.yaml: cluster \"Tencent_1\": clusterName must consist")
+        );
+    }
+
+    #[test]
+    fn no_clusters_is_an_error() {
+        assert!(error_line("server: {port: 1}\n").contains("no clusters configured"));
+        assert!(error_line("clusters: []\n").contains("no clusters configured"));
+    }
+
+    #[test]
+    fn an_empty_file_is_an_error() {
+        assert_eq!(error_line("  \n"), "config /etc/mc/config.yaml: file is empty");
+    }
+
+    #[test]
+    fn a_bad_rtype_names_the_cluster_and_the_entry() {
+        let text =
+            "clusters:\n  - metadata:\n      clusterName: a\n      resources: [{rType: apps//deployments}]\n";
+        assert_eq!(
+            error_line(text),
+            "config /etc/mc/config.yaml: cluster \"a\": resources[0].rType: invalid resource type \"apps//deployments\": empty segment"
+        );
+    }
+
+    #[test]
+    fn an_out_of_range_server_port_says_so() {
+        let message = error_line("clusters: [{metadata: {clusterName: a}}]\nserver: {port: 99999}\n");
+        assert!(message.contains("port 99999 is out of range"), "{message}");
+        let config =
+            load_str("clusters: [{metadata: {clusterName: a}}]\nserver: {port: \"8080\"}\n").unwrap();
+        assert_eq!(config.server.port, 8080);
+    }
+
+    #[test]
+    fn half_a_tls_pair_is_rejected() {
+        let text = "clusters: [{metadata: {clusterName: a}}]\nserver: {tlsCertFile: /c}\n";
+        assert!(error_line(text).contains("tlsCertFile and server.tlsKeyFile must be set together"));
+    }
+
+    #[test]
+    fn an_empty_context_is_rejected() {
+        let text = "clusters: [{metadata: {clusterName: a, context: \"\"}}]\n";
+        assert!(error_line(text).contains("cluster \"a\": context is empty"));
+    }
+
+    #[test]
+    fn yaml_errors_name_the_file_and_carry_the_line() {
+        let text = "clusters:\n  - metadata:\n      clusterName: a\n      insecure: maybe\n";
+        let err = load_str(text).unwrap_err();
+        let message = err.to_string();
+        assert_eq!(message, "config /etc/mc/config.yaml: invalid boolean at line 4, column 17");
+        assert!(matches!(err, ConfigError::Yaml { line: Some(4), .. }), "{err:?}");
+    }
+
+    #[test]
+    fn broken_yaml_syntax_is_one_line() {
+        let message = error_line("clusters:\n  - metadata: {clusterName: a\n");
+        assert!(message.starts_with("config /etc/mc/config.yaml: unclosed bracket"), "{message}");
+    }
+
+    #[test]
+    fn relative_config_paths_resolve_against_the_config_directory() {
+        let text = "clusters:\n  - metadata: {clusterName: a, configPath: kube/a.yaml}\n  - metadata: {clusterName: b, configPath: /abs/b}\nserver: {tlsCertFile: tls/c, tlsKeyFile: /k}\n";
+        let config = load_str(text).unwrap();
+        assert_eq!(config.clusters[0].metadata.config_path, "/etc/mc/kube/a.yaml");
+        assert_eq!(config.clusters[1].metadata.config_path, "/abs/b");
+        assert_eq!(config.server.tls_cert_file, "/etc/mc/tls/c");
+    }
+
+    #[test]
+    fn home_relative_config_paths_use_the_home_directory() {
+        let config =
+            load_str("clusters: [{metadata: {clusterName: a, configPath: ~/.kube/config}}]\n").unwrap();
+        if let Some(home) = dirs::home_dir() {
+            assert_eq!(Path::new(&config.clusters[0].metadata.config_path), home.join(".kube/config"));
+        }
+    }
+
+    #[test]
+    fn an_empty_storage_url_means_the_default() {
+        let config = load_str("clusters: [{metadata: {clusterName: a}}]\nstorage: {url: \"\"}\n").unwrap();
+        assert_eq!(config.storage.url, None);
+    }
+
+    #[test]
+    fn loading_a_missing_file_says_not_found() {
+        let err = ServerConfig::load(Path::new("/nonexistent/mc/config.yaml")).unwrap_err();
+        assert!(matches!(err, ConfigError::NotFound { .. }));
+        assert_eq!(err.to_string(), "config /nonexistent/mc/config.yaml: file not found");
+    }
+
+    #[test]
+    fn loading_from_disk_resolves_paths_next_to_the_file() {
+        let dir = temp_dir("server");
+        let file = dir.join("config.yaml");
+        std::fs::write(&file, "clusters: [{metadata: {clusterName: a, configPath: a.kubeconfig}}]\n")
+            .unwrap();
+        let config = ServerConfig::load(&file).unwrap();
+        assert_eq!(Path::new(&config.clusters[0].metadata.config_path), dir.join("a.kubeconfig"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn kubeconfig_errors_read_like_the_others() {
+        let err = ConfigError::Kubeconfig {
+            file: FILE.into(),
+            cluster: "tencent1".into(),
+            reason: "kubeconfig /root/.kube/config: context \"prod\" not found".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "config /etc/mc/config.yaml: cluster \"tencent1\": kubeconfig /root/.kube/config: context \"prod\" not found"
+        );
+    }
+
+    #[test]
+    fn sync_skips_unwatchable_and_excluded_types() {
+        let info = |group: &str, resource: &str, verbs: &[&str]| ResourceInfo {
+            group: group.into(),
+            version: "v1".into(),
+            resource: resource.into(),
+            singular: String::new(),
+            kind: "K".into(),
+            short_names: vec![],
+            namespaced: true,
+            verbs: verbs.iter().map(|v| v.to_string()).collect(),
+        };
+        let sync = SyncSection { exclude_groups: vec!["example.com".into()], ..Default::default() };
+        assert!(sync.should_sync(&info("", "pods", &["list", "watch"])));
+        assert!(!sync.should_sync(&info("", "pods", &["list"])));
+        assert!(!sync.should_sync(&info("example.com", "widgets", &["list", "watch"])));
+        assert!(!sync.should_sync(&info("metrics.k8s.io", "pods", &["list", "watch"])));
+    }
+
+    #[test]
+    fn cluster_names_must_be_dns_labels() {
+        for ok in ["a", "tencent1", "my-cluster", "0", &"a".repeat(63)] {
+            assert_eq!(ClusterName::parse(ok).unwrap().as_str(), ok);
+        }
+        for bad in ["", "-a", "a-", "A", "a_b", "a.b", "a b", &"a".repeat(64)] {
+            assert!(ClusterName::parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            ClusterName::parse("a_b").unwrap_err().to_string(),
+            "invalid cluster name \"a_b\": must consist of lowercase letters, digits and '-'"
+        );
+    }
+
+    #[test]
+    fn cluster_names_round_trip_through_serde_and_reject_bad_input() {
+        let name: ClusterName = serde_json::from_str("\"tencent1\"").unwrap();
+        assert_eq!(name, "tencent1");
+        assert_eq!(serde_json::to_string(&name).unwrap(), "\"tencent1\"");
+        assert!(serde_json::from_str::<ClusterName>("\"Bad\"").is_err());
+        assert_eq!("x-1".parse::<ClusterName>().unwrap().to_string(), "x-1");
+    }
+
+    // --- CLI config --------------------------------------------------------------------------
+
+    fn cli(text: &str) -> Result<CliConfig> {
+        let dir = temp_dir("cli");
+        let file = dir.join("config");
+        std::fs::write(&file, text).unwrap();
+        let result = CliConfig::load(&file);
+        std::fs::remove_dir_all(dir).unwrap();
+        result
+    }
+
+    #[test]
+    fn the_original_cli_config_loads() {
+        let config =
+            cli("serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n")
+                .unwrap();
+        assert_eq!(config.server_ip, "localhost");
+        assert_eq!(config.server_port, 31888);
+        assert_eq!(config.master_cluster_kube_config_path, "/root/.kube/config");
+        assert_eq!(config.token, None);
+        assert_eq!(config.server_url(), "http://localhost:31888");
+    }
+
+    #[test]
+    fn a_quoted_port_is_accepted() {
+        assert_eq!(cli("serverIP: 10.0.0.1\nserverPort: \"8080\"\n").unwrap().server_port, 8080);
+        assert_eq!(cli("serverIP: 10.0.0.1\nserverPort: '8081'\n").unwrap().server_port, 8081);
+    }
+
+    #[test]
+    fn a_bad_port_is_one_clear_line() {
+        let err = cli("serverIP: x\nserverPort: abc\n").unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("port \"abc\" is not a number"), "{message}");
+        assert!(!message.contains('\n'));
+        assert!(cli("serverIP: x\nserverPort: 70000\n").unwrap_err().to_string().contains("out of range"));
+    }
+
+    #[test]
+    fn the_port_defaults_to_31888_and_the_token_is_read() {
+        let config = cli("serverIP: mc.local\ntoken: abc\n").unwrap();
+        assert_eq!(config.server_port, 31888);
+        assert_eq!(config.token.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn a_cli_config_without_server_ip_is_rejected() {
+        assert!(cli("serverPort: 1\n").unwrap_err().to_string().contains("serverIP"));
+        assert!(cli("serverIP: \"\"\n").unwrap_err().to_string().contains("serverIP is empty"));
+        assert!(cli("").unwrap_err().to_string().ends_with("file is empty"));
+    }
+
+    #[test]
+    fn a_missing_cli_config_is_not_found() {
+        assert!(matches!(
+            CliConfig::load(Path::new("/nonexistent/.multi-cluster-operator/config")),
+            Err(ConfigError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn save_creates_the_directory_and_round_trips() {
+        let dir = temp_dir("save");
+        let file = dir.join(".multi-cluster-operator").join("config");
+        let config = CliConfig {
+            server_ip: "localhost".into(),
+            server_port: 31888,
+            master_cluster_kube_config_path: "/root/.kube/config".into(),
+            token: Some("t".into()),
+        };
+        config.save(&file).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("serverIP: localhost"), "{text}");
+        assert!(text.contains("serverPort: 31888"), "{text}");
+        assert!(text.contains("masterClusterKubeConfigPath: /root/.kube/config"), "{text}");
+        assert_eq!(CliConfig::load(&file).unwrap(), config);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn server_url_handles_ipv6_and_full_urls() {
+        let with = |ip: &str| CliConfig {
+            server_ip: ip.into(),
+            server_port: 31888,
+            master_cluster_kube_config_path: String::new(),
+            token: None,
+        };
+        assert_eq!(with("::1").server_url(), "http://[::1]:31888");
+        assert_eq!(with("[::1]").server_url(), "http://[::1]:31888");
+        assert_eq!(with("https://mc.example.com").server_url(), "https://mc.example.com:31888");
+        assert_eq!(with("https://mc.example.com:443/").server_url(), "https://mc.example.com:443");
+        assert_eq!(with("http://[::1]").server_url(), "http://[::1]:31888");
+    }
+
+    #[test]
+    fn the_default_cli_path_is_under_home() {
+        if let Some(home) = dirs::home_dir() {
+            assert_eq!(CliConfig::default_path().unwrap(), home.join(".multi-cluster-operator/config"));
+        }
+    }
+}
