@@ -63,14 +63,14 @@ impl Settings {
     pub fn load(args: Args) -> Result<Settings, ConfigError> {
         let file = ServerConfig::load(&args.config)?;
         let base = args.config.parent().map(Path::to_path_buf).unwrap_or_default();
-        let master = file.master().cluster_name.clone();
+        let master = file.master().map(|m| m.cluster_name.clone()).unwrap_or_default();
         let mut clusters = Vec::new();
         for entry in &file.clusters {
             let m = &entry.metadata;
             let path = resolve(&base, &m.config_path);
             let mut spec = ClusterSpec::from_file(&m.cluster_name, &path, m.context.clone(), m.insecure).map_err(
                 |e| ConfigError::Kubeconfig {
-                    file: args.config.display().to_string(),
+                    file: args.config.clone(),
                     cluster: m.cluster_name.clone(),
                     reason: e.to_string(),
                 },
@@ -87,8 +87,8 @@ impl Settings {
             .parse::<SocketAddr>()
             .or_else(|_| format!("[{bind}]:{port}").parse::<SocketAddr>())
             .map_err(|_| ConfigError::Invalid {
-                file: args.config.display().to_string(),
-                reason: format!("server.bind \"{bind}\" is not an IP address"),
+                file: args.config.clone(),
+                problem: format!("server.bind \"{bind}\" is not an IP address"),
             })?;
         let storage_url = match args.storage.or(file.storage.url.clone()) {
             Some(url) if !url.is_empty() => url,

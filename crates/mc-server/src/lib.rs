@@ -1,2 +1,10 @@
 //! mc-server: keeps every object of every cluster in a store, serves queries over HTTP and
 //! dispatches `MultiClusterResource`s to member clusters.
+
+pub mod clusters;
+pub mod config;
+pub mod http;
+pub mod metrics;
+pub mod server;
+pub mod store;
+pub mod sync;

@@ -7,3 +7,5 @@
 mod testenv;
 
 mod foundation;
+mod server;
+mod sync;

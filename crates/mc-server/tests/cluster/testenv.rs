@@ -96,3 +96,13 @@ where
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
 }
+
+/// Runs `scripts/testenv` with arguments.
+pub fn testenv_command(args: &[&str]) -> Result<()> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/testenv");
+    let status = Command::new(script).args(args).status().context("running scripts/testenv")?;
+    if !status.success() {
+        bail!("scripts/testenv {args:?} failed with {status}");
+    }
+    Ok(())
+}

@@ -1,0 +1,710 @@
+//! The store: every object of every cluster in one SQL database (SPEC §4).
+//!
+//! One [`Store`] type serves three backends, chosen by URL: embedded SQLite (`sqlite://path`),
+//! MySQL/MariaDB (`mysql://…`, `mariadb://…`) and PostgreSQL (`postgres://…`,
+//! `postgresql://…`). The operations are written once against a small statement layer
+//! ([`sql`]): each backend module only opens connections, runs its embedded migrations, binds
+//! arguments and decodes columns.
+//!
+//! Tables (see `migrations/<backend>/0001_init.sql`):
+//! - `resources`: one row per object, columns compatible with the original project's table,
+//!   unique by (group, version, resource, cluster, namespace, name) and by (cluster, uid, group,
+//!   version, resource);
+//! - `resource_labels`: `(resource_id, key, value)`, indexed on `(key, value)`, so label
+//!   selectors run as index-backed `EXISTS` subqueries;
+//! - `clusters`: one row per joined cluster.
+//!
+//! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
+//! with keyset pagination through opaque [`Cursor`] tokens.
+
+mod mysql;
+mod object;
+mod postgres;
+mod sql;
+mod sqlite;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+use mc_types::Gvr;
+use mc_types::selector::{FieldOperator, FieldRequirement, FieldSelector, LabelSelector};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+pub use object::{Change, StoredObject};
+use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
+
+/// Errors of the store. [`Error::is_retryable`] tells whether trying again later may succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The storage URL names no supported backend. Not retryable: fix the configuration.
+    #[error(
+        "unsupported storage URL {url:?}: expected sqlite://PATH, mysql://…, mariadb://…, postgres://… or postgresql://…"
+    )]
+    UnsupportedUrl {
+        /// The URL, with any password replaced by `***`.
+        url: String,
+    },
+    /// The database could not be opened or reached. Retryable (the server may come up later).
+    #[error("cannot connect to the {backend} store at {url}: {error}")]
+    Connect {
+        /// `sqlite`, `mysql` or `postgres`.
+        backend: &'static str,
+        /// The URL, with any password replaced by `***`.
+        url: String,
+        /// What the driver reported.
+        error: sqlx::Error,
+    },
+    /// The directory of an SQLite database file could not be created. Not retryable.
+    #[error("cannot create the store directory {path}: {error}")]
+    CreateDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// What the file system reported.
+        error: std::io::Error,
+    },
+    /// Applying the embedded schema migrations failed. Not retryable (a schema from a newer
+    /// version, or insufficient privileges).
+    #[error("migrating the {backend} store failed: {error}")]
+    Migrate {
+        /// `sqlite`, `mysql` or `postgres`.
+        backend: &'static str,
+        /// What the migrator reported.
+        error: sqlx::migrate::MigrateError,
+    },
+    /// A statement failed. Retryable when the connection broke, the pool timed out or the
+    /// database reported a deadlock or a busy database.
+    #[error("store query failed: {0}")]
+    Query(#[from] sqlx::Error),
+    /// A `continue` token that this store did not produce (the token as received, shortened
+    /// when long). Not retryable: a client error (400).
+    #[error("invalid continue token {0:?}")]
+    BadCursor(String),
+    /// An object handed to the store cannot be stored (no name or uid, wrong type). Not
+    /// retryable: a bug or a malformed object of the caller.
+    #[error("invalid object: {0}")]
+    InvalidObject(String),
+    /// A stored row could not be decoded (e.g. its JSON is damaged). Not retryable.
+    #[error("corrupt row in the store: {0}")]
+    Corrupt(String),
+}
+
+/// Result of store operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Whether the same operation may succeed when tried again later.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Connect { .. } => true,
+            Error::Query(e) => match e {
+                sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
+                sqlx::Error::Database(db) => {
+                    // MySQL deadlock/lock wait, PostgreSQL serialization/deadlock, SQLite busy/locked.
+                    let code = db.code();
+                    matches!(code.as_deref(), Some("1213" | "1205" | "40001" | "40P01" | "5" | "6" | "517"))
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+/// Replaces the password of `scheme://user:password@host/…` by `***`.
+pub(crate) fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+/// Which database a [`Store`] talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// Embedded SQLite file.
+    Sqlite,
+    /// MySQL or MariaDB server.
+    MySql,
+    /// PostgreSQL server.
+    Postgres,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Sqlite => "sqlite",
+            Backend::MySql => "mysql",
+            Backend::Postgres => "postgres",
+        })
+    }
+}
+
+/// What to list. Every `None` means "no restriction".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Query {
+    /// Only this resource type; `None` lists every type.
+    pub gvr: Option<Gvr>,
+    /// Only this cluster.
+    pub cluster: Option<String>,
+    /// Only this namespace (`""` selects cluster-scoped objects).
+    pub namespace: Option<String>,
+    /// Only objects with exactly this name.
+    pub name: Option<String>,
+    /// Only objects whose labels match.
+    pub labels: Option<LabelSelector>,
+    /// Only objects whose fields match. `metadata.name` and `metadata.namespace` are evaluated
+    /// in SQL, any other field on the fetched objects.
+    pub fields: Option<FieldSelector>,
+    /// At most this many objects; `None` (or `Some(0)`) returns all.
+    pub limit: Option<u32>,
+    /// Continue after this position (from [`Page::next`]).
+    pub continue_after: Option<Cursor>,
+}
+
+/// One page of query results.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Page {
+    /// `(cluster, object)` in the stable order.
+    pub items: Vec<(String, Value)>,
+    /// Where the next page starts; `None` when there are no more matching objects.
+    pub next: Option<Cursor>,
+}
+
+/// A position in the stable order: the sort key of the last row of a page.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Cursor {
+    /// Cluster name.
+    pub cluster: String,
+    /// Namespace, `""` for cluster-scoped objects.
+    pub namespace: String,
+    /// Object name.
+    pub name: String,
+    /// API group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Plural resource name.
+    pub resource: String,
+}
+
+impl Cursor {
+    /// The opaque, URL-safe `continue` token: lowercase hex of a JSON array.
+    pub fn encode(&self) -> String {
+        let parts = [&self.cluster, &self.namespace, &self.name, &self.group, &self.version, &self.resource];
+        let json = serde_json::to_string(&parts).unwrap_or_default();
+        json.bytes().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Parses a token made by [`Cursor::encode`]; anything else is [`Error::BadCursor`].
+    pub fn decode(token: &str) -> Result<Cursor> {
+        let bad = || {
+            let shown: String = token.chars().take(64).collect();
+            Error::BadCursor(if token.len() > 64 { format!("{shown}…") } else { shown })
+        };
+        if token.is_empty() || token.len() % 2 != 0 || token.len() > 8192 {
+            return Err(bad());
+        }
+        let bytes = (0..token.len())
+            .step_by(2)
+            .map(|i| token.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(bad)?;
+        let [cluster, namespace, name, group, version, resource]: [String; 6] =
+            serde_json::from_slice(&bytes).map_err(|_| bad())?;
+        Ok(Cursor { cluster, namespace, name, group, version, resource })
+    }
+}
+
+/// One row of the `clusters` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterRow {
+    /// Cluster name (primary key).
+    pub name: String,
+    /// Whether this is the master cluster.
+    pub is_master: bool,
+    /// `Healthy`, `NotReady`, …
+    pub status: String,
+    /// Kubernetes version, e.g. `v1.35.4`.
+    pub version: String,
+    /// Platform, e.g. `linux/amd64`.
+    pub platform: String,
+    /// API server host.
+    pub host: String,
+    /// When the row was last written, unix seconds (set by the caller).
+    pub updated_at: i64,
+    /// Anything else worth keeping (resource type counts, sync lag, …).
+    pub info: Value,
+}
+
+/// A connection pool to one backend; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    pool: Pool,
+    /// SQLite allows one writer at a time: serialising writes here avoids busy errors.
+    write_lock: Arc<Mutex<()>>,
+}
+
+#[derive(Clone)]
+enum Pool {
+    Sqlite(sqlx::SqlitePool),
+    MySql(sqlx::MySqlPool),
+    Postgres(sqlx::PgPool),
+}
+
+enum Conn {
+    Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
+    MySql(sqlx::Transaction<'static, sqlx::MySql>),
+    Postgres(sqlx::Transaction<'static, sqlx::Postgres>),
+}
+
+/// One transaction; every operation runs in one.
+struct Tx {
+    conn: Conn,
+    dialect: Dialect,
+    _write: Option<OwnedMutexGuard<()>>,
+}
+
+impl Tx {
+    async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
+        match &mut self.conn {
+            Conn::Sqlite(tx) => sqlite::execute(tx, &stmt).await,
+            Conn::MySql(tx) => mysql::execute(tx, &stmt).await,
+            Conn::Postgres(tx) => postgres::execute(tx, &stmt).await,
+        }
+    }
+
+    async fn fetch(&mut self, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+        match &mut self.conn {
+            Conn::Sqlite(tx) => sqlite::fetch(tx, &stmt, cols).await,
+            Conn::MySql(tx) => mysql::fetch(tx, &stmt, cols).await,
+            Conn::Postgres(tx) => postgres::fetch(tx, &stmt, cols).await,
+        }
+    }
+
+    async fn commit(self) -> Result<()> {
+        match self.conn {
+            Conn::Sqlite(tx) => tx.commit().await?,
+            Conn::MySql(tx) => tx.commit().await?,
+            Conn::Postgres(tx) => tx.commit().await?,
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store").field("backend", &self.backend()).finish_non_exhaustive()
+    }
+}
+
+/// Objects scanned per query when fields are filtered after fetching.
+const MIN_SCAN_BATCH: usize = 256;
+
+impl Store {
+    /// Opens the store at `url` and applies the embedded migrations.
+    ///
+    /// `sqlite://PATH` creates the file and its directory when missing (`sqlite::memory:` is an
+    /// in-memory store for tests); `mysql://`/`mariadb://` and `postgres://`/`postgresql://`
+    /// connect to a server whose database must exist.
+    pub async fn connect(url: &str) -> Result<Store> {
+        let pool = if url.starts_with("sqlite:") {
+            Pool::Sqlite(sqlite::connect(url).await?)
+        } else if url.starts_with("mysql:") || url.starts_with("mariadb:") {
+            Pool::MySql(mysql::connect(url).await?)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Pool::Postgres(postgres::connect(url).await?)
+        } else {
+            return Err(Error::UnsupportedUrl { url: redact_url(url) });
+        };
+        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())) })
+    }
+
+    /// Which backend this store uses.
+    pub fn backend(&self) -> Backend {
+        match self.pool {
+            Pool::Sqlite(_) => Backend::Sqlite,
+            Pool::MySql(_) => Backend::MySql,
+            Pool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Closes every connection; later calls fail.
+    pub async fn close(&self) {
+        match &self.pool {
+            Pool::Sqlite(p) => p.close().await,
+            Pool::MySql(p) => p.close().await,
+            Pool::Postgres(p) => p.close().await,
+        }
+    }
+
+    fn dialect(&self) -> Dialect {
+        match self.pool {
+            Pool::Sqlite(_) => Dialect::Sqlite,
+            Pool::MySql(_) => Dialect::MySql,
+            Pool::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    async fn begin(&self, write: bool) -> Result<Tx> {
+        let dialect = self.dialect();
+        let (conn, guard) = match &self.pool {
+            Pool::Sqlite(p) if write => {
+                let guard = Arc::clone(&self.write_lock).lock_owned().await;
+                // IMMEDIATE takes the write lock up front: no busy error half-way through.
+                (Conn::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?), Some(guard))
+            }
+            Pool::Sqlite(p) => (Conn::Sqlite(p.begin().await?), None),
+            Pool::MySql(p) => (Conn::MySql(p.begin().await?), None),
+            Pool::Postgres(p) => (Conn::Postgres(p.begin().await?), None),
+        };
+        Ok(Tx { conn, dialect, _write: guard })
+    }
+
+    /// Applies a batch of watch events of one cluster in one transaction, in order. An upsert
+    /// replaces the object's labels.
+    pub async fn apply_batch(&self, cluster: &str, events: Vec<Change>) -> Result<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        // Upserts are collected (the last one per key wins) and written in multi-row chunks;
+        // deletes run at once. That keeps the order's outcome: a delete only removes what an
+        // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
+        let mut pending: Vec<Option<StoredObject>> = Vec::new();
+        let mut index: HashMap<(Gvr, String, String), usize> = HashMap::new();
+        for change in events {
+            match change {
+                Change::Upsert(object) => {
+                    object.validate()?;
+                    let key = object.key();
+                    match index.get(&key) {
+                        Some(&i) => pending[i] = Some(object),
+                        None => {
+                            index.insert(key, pending.len());
+                            pending.push(Some(object));
+                        }
+                    }
+                    if pending.len() >= sql::CHUNK {
+                        let objects: Vec<StoredObject> = pending.drain(..).flatten().collect();
+                        index.clear();
+                        let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
+                        write_objects(&mut tx, cluster, &prepared).await?;
+                    }
+                }
+                Change::Delete { gvr, namespace, name, uid } => {
+                    let key = (gvr, namespace, name);
+                    if let Some(&i) = index.get(&key) {
+                        if uid.is_empty() || pending[i].as_ref().is_some_and(|o| o.uid == uid) {
+                            pending[i] = None;
+                            index.remove(&key);
+                        }
+                    }
+                    let (gvr, namespace, name) = &key;
+                    tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, &uid)).await?;
+                }
+            }
+        }
+        let objects: Vec<StoredObject> = pending.into_iter().flatten().collect();
+        let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
+        write_objects(&mut tx, cluster, &prepared).await?;
+        tx.commit().await
+    }
+
+    /// Makes the rows of one type in one cluster exactly `live` (a fresh list), in one
+    /// transaction: rows whose uid is not live are deleted, new or changed objects written,
+    /// unchanged ones (same JSON and resource version) left alone.
+    pub async fn reconcile(&self, cluster: &str, gvr: &Gvr, live: Vec<StoredObject>) -> Result<()> {
+        for object in &live {
+            object.validate()?;
+            if object.gvr != *gvr {
+                return Err(Error::InvalidObject(format!(
+                    "{} {:?} handed to the reconcile of {gvr}",
+                    object.gvr, object.name
+                )));
+            }
+        }
+        // A list never holds the same name twice; should it, the last one wins as in a batch.
+        let mut by_key: HashMap<(&str, &str), usize> = HashMap::with_capacity(live.len());
+        for (i, o) in live.iter().enumerate() {
+            by_key.insert((o.namespace.as_str(), o.name.as_str()), i);
+        }
+        let mut keep: Vec<usize> = by_key.into_values().collect();
+        keep.sort_unstable();
+        let live_uids: HashSet<&str> = keep.iter().map(|&i| live[i].uid.as_str()).collect();
+
+        let mut tx = self.begin(true).await?;
+        // Deleting first also frees the names of objects that were recreated with a new uid.
+        let (_, stored) = delete_stale(&mut tx, cluster, gvr, |uid| live_uids.contains(uid)).await?;
+        let changed: Vec<Prepared<'_>> = keep
+            .iter()
+            .map(|&i| Prepared::new(&live[i]))
+            .filter(|p| match stored.get(&p.object.uid) {
+                Some((hash, rv)) => {
+                    hash.as_deref() != Some(p.hash.as_str()) || rv.as_deref() != Some(&p.object.resource_version)
+                }
+                None => true,
+            })
+            .collect();
+        write_objects(&mut tx, cluster, &changed).await?;
+        tx.commit().await
+    }
+
+    /// After a fresh list whose unchanged objects were skipped (see [`Store::list_keys`]): removes
+    /// the rows of one type in one cluster whose uid is not in `keep`. Returns how many.
+    pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<u64> {
+        let mut tx = self.begin(true).await?;
+        let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |uid| keep.contains(uid)).await?;
+        tx.commit().await?;
+        Ok(deleted)
+    }
+
+    /// Every cluster that has objects or a cluster row, by name.
+    pub async fn cluster_names(&self) -> Result<Vec<String>> {
+        let mut tx = self.begin(false).await?;
+        let stmt = sql::Builder::new(
+            tx.dialect,
+            "SELECT cluster FROM resources UNION SELECT name FROM clusters ORDER BY 1",
+        )
+        .finish();
+        let rows = tx.fetch(stmt, &[Col::Text]).await?;
+        tx.commit().await?;
+        Ok(rows.into_iter().map(|mut r| r.text(0)).collect())
+    }
+
+    /// Removes every object of one type in one cluster (the type went away). Returns how many.
+    pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<u64> {
+        let mut tx = self.begin(true).await?;
+        let mut b = sql::Builder::new(tx.dialect, "DELETE FROM resources WHERE ");
+        b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+        let n = tx.execute(b.finish()).await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    /// Removes every object of a cluster, their labels and the cluster's row (unjoin). Returns
+    /// how many objects were removed.
+    pub async fn delete_cluster(&self, cluster: &str) -> Result<u64> {
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        let mut b = sql::Builder::new(d, "DELETE FROM resources WHERE cluster = ");
+        b.bind(cluster);
+        let n = tx.execute(b.finish()).await?;
+        let mut b = sql::Builder::new(d, "DELETE FROM clusters WHERE name = ");
+        b.bind(cluster);
+        tx.execute(b.finish()).await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    /// Lists objects in the stable order, one page at a time.
+    pub async fn query(&self, q: &Query) -> Result<Page> {
+        let mut columns = Vec::new();
+        let mut after_fetch: Vec<&FieldRequirement> = Vec::new();
+        for r in q.fields.iter().flat_map(|f| f.requirements()) {
+            let equals = r.op == FieldOperator::Equals;
+            match r.field.as_str() {
+                "metadata.name" => columns.push(("name", equals, r.value.as_str())),
+                "metadata.namespace" => columns.push(("namespace", equals, r.value.as_str())),
+                _ => after_fetch.push(r),
+            }
+        }
+        let filter = SqlFilter {
+            gvr: q.gvr.as_ref(),
+            cluster: q.cluster.as_deref(),
+            namespace: q.namespace.as_deref(),
+            name: q.name.as_deref(),
+            columns,
+            labels: q.labels.as_ref().filter(|l| !l.is_empty()),
+        };
+        let limit = q.limit.filter(|&l| l > 0).map(|l| l as usize);
+        // One row more than a page tells whether another page exists; with fields filtered
+        // here, scan in larger batches until the page is full or the rows run out.
+        let batch = limit.map(|l| if after_fetch.is_empty() { l + 1 } else { (l + 1).max(MIN_SCAN_BATCH) });
+
+        let mut tx = self.begin(false).await?;
+        let mut after = q.continue_after.clone();
+        let mut items = Vec::new();
+        let mut last: Option<Cursor> = None;
+        loop {
+            let stmt = sql::select_page(tx.dialect, &filter, after.as_ref(), batch);
+            let rows = tx.fetch(stmt, &sql::QUERY_COLS).await?;
+            let scanned = rows.len();
+            for mut row in rows {
+                let cursor = Cursor {
+                    cluster: row.text(0),
+                    namespace: row.text(1),
+                    name: row.text(2),
+                    group: row.text(3),
+                    version: row.text(4),
+                    resource: row.text(5),
+                };
+                let object: Value = serde_json::from_str(&row.text(6)).map_err(|e| {
+                    Error::Corrupt(format!(
+                        "object {}/{}/{} of cluster {}: {e}",
+                        cursor.group, cursor.resource, cursor.name, cursor.cluster
+                    ))
+                })?;
+                let matches = after_fetch.iter().all(|r| r.matches(&object));
+                after = Some(cursor.clone());
+                if !matches {
+                    continue;
+                }
+                if limit.is_some_and(|l| items.len() >= l) {
+                    tx.commit().await?;
+                    return Ok(Page { items, next: last });
+                }
+                items.push((cursor.cluster.clone(), object));
+                last = Some(cursor);
+            }
+            match batch {
+                Some(b) if scanned >= b => {}
+                _ => break,
+            }
+        }
+        tx.commit().await?;
+        Ok(Page { items, next: None })
+    }
+
+    /// How many objects of a cluster are stored.
+    pub async fn count(&self, cluster: &str) -> Result<u64> {
+        let mut tx = self.begin(false).await?;
+        let mut b = sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resources WHERE cluster = ");
+        b.bind(cluster);
+        let rows = tx.fetch(b.finish(), &[Col::Int]).await?;
+        tx.commit().await?;
+        Ok(rows.first().map_or(0, |r| u64::try_from(r.int(0)).unwrap_or(0)))
+    }
+
+    /// How many objects of each type a cluster has.
+    pub async fn count_by_gvr(&self, cluster: &str) -> Result<BTreeMap<Gvr, u64>> {
+        let mut tx = self.begin(false).await?;
+        let mut b = sql::Builder::new(
+            tx.dialect,
+            "SELECT \"group\", version, resource, COUNT(*) FROM resources WHERE cluster = ",
+        );
+        b.bind(cluster).push(" GROUP BY \"group\", version, resource");
+        let rows = tx.fetch(b.finish(), &[Col::Text, Col::Text, Col::Text, Col::Int]).await?;
+        tx.commit().await?;
+        Ok(rows
+            .into_iter()
+            .map(|mut r| {
+                let n = u64::try_from(r.int(3)).unwrap_or(0);
+                (Gvr::new(r.text(0), r.text(1), r.text(2)), n)
+            })
+            .collect())
+    }
+
+    /// `(uid, resource_version)` of every stored object of one type in one cluster.
+    pub async fn list_keys(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<(String, String)>> {
+        let mut tx = self.begin(false).await?;
+        let rows = tx.fetch(sql::select_gvr_rows(tx.dialect, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
+        tx.commit().await?;
+        Ok(rows.into_iter().map(|mut r| (r.text(1), r.opt_text(3).unwrap_or_default())).collect())
+    }
+
+    /// Inserts or replaces a cluster's row.
+    pub async fn upsert_cluster(&self, cluster: &ClusterRow) -> Result<()> {
+        let mut tx = self.begin(true).await?;
+        tx.execute(sql::upsert_cluster(tx.dialect, cluster)).await?;
+        tx.commit().await
+    }
+
+    /// Every cluster row, by name.
+    pub async fn list_clusters(&self) -> Result<Vec<ClusterRow>> {
+        let mut tx = self.begin(false).await?;
+        let rows = tx.fetch(sql::select_clusters(tx.dialect), &sql::CLUSTER_COLS).await?;
+        tx.commit().await?;
+        rows.into_iter()
+            .map(|mut r| {
+                let name = r.text(0);
+                let info = serde_json::from_str(&r.text(7))
+                    .map_err(|e| Error::Corrupt(format!("info of cluster {name}: {e}")))?;
+                Ok(ClusterRow {
+                    is_master: r.bool(1),
+                    status: r.text(2),
+                    version: r.text(3),
+                    platform: r.text(4),
+                    host: r.text(5),
+                    updated_at: r.int(6),
+                    info,
+                    name,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Stored `(hash, resource_version)` by uid.
+type StoredVersions = HashMap<String, (Option<String>, Option<String>)>;
+
+/// Deletes the rows of one type in one cluster whose uid `keep` rejects; returns how many and
+/// the `(hash, resource_version)` of the rows kept.
+async fn delete_stale(
+    tx: &mut Tx,
+    cluster: &str,
+    gvr: &Gvr,
+    keep: impl Fn(&str) -> bool,
+) -> Result<(u64, StoredVersions)> {
+    let d = tx.dialect;
+    let existing = tx.fetch(sql::select_gvr_rows(d, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
+    let mut kept = HashMap::with_capacity(existing.len());
+    let mut stale = Vec::new();
+    for mut row in existing {
+        let (id, uid) = (row.int(0), row.text(1));
+        if keep(&uid) {
+            kept.insert(uid, (row.opt_text(2), row.opt_text(3)));
+        } else {
+            stale.push(id);
+        }
+    }
+    let mut deleted = 0;
+    for ids in stale.chunks(sql::CHUNK) {
+        deleted += tx.execute(sql::delete_ids(d, "resources", "id", ids)).await?;
+    }
+    Ok((deleted, kept))
+}
+
+/// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
+async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
+    let d = tx.dialect;
+    for chunk in objects.chunks(sql::CHUNK) {
+        tx.execute(sql::upsert_resources(d, cluster, chunk)).await?;
+        let uids = chunk.iter().map(|p| p.object.uid.as_str());
+        let rows = tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?;
+        let mut ids: HashMap<(String, String, String, String), i64> = HashMap::with_capacity(rows.len());
+        for mut r in rows {
+            ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), r.int(0));
+        }
+        let with_ids: Vec<(i64, &BTreeMap<String, String>)> = chunk
+            .iter()
+            .filter_map(|p| {
+                let o = p.object;
+                let key = (o.gvr.group.clone(), o.gvr.version.clone(), o.gvr.resource.clone(), o.uid.clone());
+                ids.get(&key).map(|&id| (id, &o.labels))
+            })
+            .collect();
+        if with_ids.is_empty() {
+            continue;
+        }
+        let id_list: Vec<i64> = with_ids.iter().map(|(id, _)| *id).collect();
+        tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &id_list)).await?;
+        let labels = sql::label_rows(with_ids);
+        for rows in labels.chunks(sql::LABEL_CHUNK) {
+            tx.execute(sql::insert_labels(d, rows)).await?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+//! MySQL and MariaDB backend (InnoDB, utf8mb4 with binary collation).
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::mysql::{MySqlArguments, MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
+use sqlx::{MySql, MySqlPool, Row as _};
+
+use super::sql::{Arg, Cell, Col, Row, Stmt};
+use super::{Error, Result, redact_url};
+
+static MIGRATOR: Migrator = sqlx::migrate!("migrations/mysql");
+
+/// Connects to `mysql://` or `mariadb://` (the same protocol) and migrates the database.
+pub(super) async fn connect(url: &str) -> Result<MySqlPool> {
+    let connect_error = |error| Error::Connect { backend: "mysql", url: redact_url(url), error };
+    let normalized = match url.strip_prefix("mariadb:") {
+        Some(rest) => format!("mysql:{rest}"),
+        None => url.to_string(),
+    };
+    let options = MySqlConnectOptions::from_str(&normalized).map_err(connect_error)?.charset("utf8mb4");
+    let pool = MySqlPoolOptions::new()
+        .max_connections(10)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect_with(options)
+        .await
+        .map_err(connect_error)?;
+    MIGRATOR.run(&pool).await.map_err(|error| Error::Migrate { backend: "mysql", error })?;
+    Ok(pool)
+}
+
+fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, MySql, MySqlArguments> {
+    let mut q = sqlx::query(&stmt.sql).persistent(stmt.persistent());
+    for arg in &stmt.args {
+        q = match arg {
+            Arg::Text(s) => q.bind(s.as_str()),
+            Arg::OptText(s) => q.bind(s.as_deref()),
+            Arg::Int(i) => q.bind(*i),
+            Arg::OptInt(i) => q.bind(*i),
+            Arg::Bool(b) => q.bind(*b),
+        };
+    }
+    q
+}
+
+pub(super) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<u64> {
+    Ok(bind(stmt).execute(conn).await?.rows_affected())
+}
+
+/// Text comes back as bytes: sqlx refuses `String` for columns flagged BINARY, which MySQL sets
+/// for every `utf8mb4_bin` column.
+fn text(bytes: Vec<u8>) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| Error::Query(sqlx::Error::Decode(Box::new(e))))
+}
+
+pub(super) async fn fetch(conn: &mut MySqlConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+    let rows = bind(stmt).fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            let cells = cols
+                .iter()
+                .enumerate()
+                .map(|(i, col)| {
+                    Ok(match col {
+                        Col::Int => Cell::Int(row.try_get(i)?),
+                        Col::Text => Cell::Text(text(row.try_get(i)?)?),
+                        Col::OptText => match row.try_get::<Option<Vec<u8>>, _>(i)? {
+                            Some(bytes) => Cell::Text(text(bytes)?),
+                            None => Cell::Null,
+                        },
+                        Col::Bool => Cell::Bool(row.try_get(i)?),
+                    })
+                })
+                .collect::<Result<Vec<Cell>>>()?;
+            Ok(Row(cells))
+        })
+        .collect()
+}

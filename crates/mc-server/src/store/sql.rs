@@ -1,0 +1,545 @@
+//! SQL text shared by the three backends.
+//!
+//! Statements are built once, as text plus a list of [`Arg`]s, by a [`Builder`] that knows the
+//! [`Dialect`]'s few differences: placeholders (`?` or `$n`), identifier quoting (identifiers are
+//! written `"group"` here and become `` `group` `` for MySQL), JSON and timestamp conversions and
+//! the upsert clause. Each backend module only binds the arguments and decodes the columns.
+
+use std::collections::BTreeMap;
+
+use mc_types::Gvr;
+use mc_types::selector::{LabelSelector, Operator};
+
+use super::object::parse_rfc3339;
+use super::{Cursor, StoredObject};
+
+/// The SQL flavour of a backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Sqlite,
+    MySql,
+    Postgres,
+}
+
+/// One bound value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Arg {
+    Text(String),
+    OptText(Option<String>),
+    Int(i64),
+    OptInt(Option<i64>),
+    Bool(bool),
+}
+
+impl From<&str> for Arg {
+    fn from(s: &str) -> Self {
+        Arg::Text(s.to_string())
+    }
+}
+
+impl From<String> for Arg {
+    fn from(s: String) -> Self {
+        Arg::Text(s)
+    }
+}
+
+impl From<i64> for Arg {
+    fn from(i: i64) -> Self {
+        Arg::Int(i)
+    }
+}
+
+impl From<bool> for Arg {
+    fn from(b: bool) -> Self {
+        Arg::Bool(b)
+    }
+}
+
+/// How to decode one result column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Col {
+    Int,
+    Text,
+    OptText,
+    Bool,
+}
+
+/// One decoded result cell.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Cell {
+    Int(i64),
+    Text(String),
+    Null,
+    Bool(bool),
+}
+
+/// A decoded row; the getters take cells out by position.
+#[derive(Debug)]
+pub(crate) struct Row(pub(crate) Vec<Cell>);
+
+impl Row {
+    pub(crate) fn text(&mut self, i: usize) -> String {
+        match self.0.get_mut(i).map(take) {
+            Some(Cell::Text(s)) => s,
+            Some(Cell::Int(n)) => n.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    pub(crate) fn opt_text(&mut self, i: usize) -> Option<String> {
+        match self.0.get_mut(i).map(take) {
+            Some(Cell::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn int(&self, i: usize) -> i64 {
+        match self.0.get(i) {
+            Some(Cell::Int(n)) => *n,
+            Some(Cell::Bool(b)) => i64::from(*b),
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn bool(&self, i: usize) -> bool {
+        match self.0.get(i) {
+            Some(Cell::Bool(b)) => *b,
+            Some(Cell::Int(n)) => *n != 0,
+            _ => false,
+        }
+    }
+}
+
+fn take(cell: &mut Cell) -> Cell {
+    std::mem::replace(cell, Cell::Null)
+}
+
+/// A statement ready to run.
+#[derive(Clone, Debug)]
+pub(crate) struct Stmt {
+    pub(crate) sql: String,
+    pub(crate) args: Vec<Arg>,
+}
+
+impl Stmt {
+    /// Large generated statements (bulk inserts, long `IN` lists) are not worth caching.
+    pub(crate) fn persistent(&self) -> bool {
+        self.args.len() <= 64
+    }
+}
+
+/// Builds one statement for one dialect.
+pub(crate) struct Builder {
+    dialect: Dialect,
+    sql: String,
+    args: Vec<Arg>,
+}
+
+impl Builder {
+    pub(crate) fn new(dialect: Dialect, sql: &str) -> Self {
+        let mut b = Self { dialect, sql: String::with_capacity(256), args: Vec::new() };
+        b.push(sql);
+        b
+    }
+
+    /// Appends SQL text; `"ident"` quoting becomes backticks for MySQL.
+    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
+        match self.dialect {
+            Dialect::MySql => self.sql.extend(sql.chars().map(|c| if c == '"' { '`' } else { c })),
+            Dialect::Sqlite | Dialect::Postgres => self.sql.push_str(sql),
+        }
+        self
+    }
+
+    fn placeholder(&mut self) {
+        match self.dialect {
+            Dialect::Sqlite | Dialect::MySql => self.sql.push('?'),
+            Dialect::Postgres => {
+                self.sql.push('$');
+                self.sql.push_str(&self.args.len().to_string());
+            }
+        }
+    }
+
+    /// Appends a placeholder bound to `arg`.
+    pub(crate) fn bind(&mut self, arg: impl Into<Arg>) -> &mut Self {
+        self.args.push(arg.into());
+        self.placeholder();
+        self
+    }
+
+    /// A JSON document given as text (PostgreSQL needs the cast to `jsonb`).
+    pub(crate) fn bind_json(&mut self, json: String) -> &mut Self {
+        if self.dialect == Dialect::Postgres {
+            self.sql.push_str("CAST(");
+            self.bind(json);
+            self.sql.push_str(" AS JSONB)");
+        } else {
+            self.bind(json);
+        }
+        self
+    }
+
+    /// A timestamp from unix seconds, the current time when `None`.
+    pub(crate) fn bind_unix_time(&mut self, secs: Option<i64>) -> &mut Self {
+        self.sql.push_str("COALESCE(");
+        match self.dialect {
+            Dialect::Sqlite => {
+                self.sql.push_str("datetime(");
+                self.args.push(Arg::OptInt(secs));
+                self.placeholder();
+                self.sql.push_str(", 'unixepoch')");
+            }
+            Dialect::MySql => {
+                self.sql.push_str("FROM_UNIXTIME(");
+                self.args.push(Arg::OptInt(secs));
+                self.placeholder();
+                self.sql.push(')');
+            }
+            Dialect::Postgres => {
+                self.sql.push_str("to_timestamp(CAST(");
+                self.args.push(Arg::OptInt(secs));
+                self.placeholder();
+                self.sql.push_str(" AS DOUBLE PRECISION))");
+            }
+        }
+        self.sql.push_str(", CURRENT_TIMESTAMP)");
+        self
+    }
+
+    /// `(?, ?, …)` bound to the items.
+    pub(crate) fn bind_list<A: Into<Arg>>(&mut self, items: impl IntoIterator<Item = A>) -> &mut Self {
+        self.sql.push('(');
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.sql.push_str(", ");
+            }
+            self.bind(item);
+        }
+        self.sql.push(')');
+        self
+    }
+
+    /// The expression reading a JSON column as text.
+    pub(crate) fn push_json_column(&mut self, column: &str) -> &mut Self {
+        match self.dialect {
+            Dialect::Sqlite => self.push(column),
+            Dialect::MySql => self.push("CAST(").push(column).push(" AS CHAR)"),
+            Dialect::Postgres => self.push("CAST(").push(column).push(" AS TEXT)"),
+        }
+    }
+
+    /// `ON CONFLICT (…) DO UPDATE SET c = excluded.c, …` or MySQL's `ON DUPLICATE KEY UPDATE`.
+    pub(crate) fn push_upsert(&mut self, conflict: &str, columns: &[&str]) -> &mut Self {
+        match self.dialect {
+            Dialect::Sqlite | Dialect::Postgres => {
+                self.push(" ON CONFLICT (").push(conflict).push(") DO UPDATE SET ");
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        self.push(", ");
+                    }
+                    self.push(c).push(" = excluded.").push(c);
+                }
+            }
+            Dialect::MySql => {
+                self.push(" ON DUPLICATE KEY UPDATE ");
+                for (i, c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        self.push(", ");
+                    }
+                    self.push(c).push(" = VALUES(").push(c).push(")");
+                }
+            }
+        }
+        self
+    }
+
+    /// `"group" = ? AND version = ? AND resource = ?` for the table alias `t` (may be empty).
+    pub(crate) fn push_gvr(&mut self, t: &str, gvr: &Gvr) -> &mut Self {
+        self.push(t).push("\"group\" = ").bind(gvr.group.as_str());
+        self.push(" AND ").push(t).push("version = ").bind(gvr.version.as_str());
+        self.push(" AND ").push(t).push("resource = ").bind(gvr.resource.as_str())
+    }
+
+    pub(crate) fn finish(self) -> Stmt {
+        Stmt { sql: self.sql, args: self.args }
+    }
+}
+
+/// Rows per multi-row `INSERT` and ids per `IN` list: far below every backend's parameter limit
+/// (SQLite 32766, MySQL and PostgreSQL 65535) and large enough to amortise round trips.
+pub(crate) const CHUNK: usize = 500;
+
+/// Columns written by an upsert, in bind order.
+const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
+     resource_version, owner, uid, hash, object, create_at, update_at, delete_at";
+
+/// The unique natural key, as declared by `uq_resources_key`.
+const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, name";
+
+/// Columns replaced when the natural key already exists.
+const RESOURCE_UPDATED: [&str; 9] =
+    ["kind", "resource_version", "owner", "uid", "hash", "object", "create_at", "update_at", "delete_at"];
+
+/// An object prepared for writing: the JSON text and its hash computed once.
+pub(crate) struct Prepared<'a> {
+    pub(crate) object: &'a StoredObject,
+    pub(crate) json: String,
+    pub(crate) hash: String,
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(object: &'a StoredObject) -> Self {
+        let json = object.object.to_string();
+        let hash = fnv1a_hex(json.as_bytes());
+        Self { object, json, hash }
+    }
+}
+
+/// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`.
+pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+    let mut b = Builder::new(d, "INSERT INTO resources (");
+    b.push(RESOURCE_COLUMNS).push(") VALUES ");
+    for (i, p) in rows.iter().enumerate() {
+        let o = p.object;
+        if i > 0 {
+            b.push(", ");
+        }
+        b.push("(").bind(o.namespace.as_str());
+        b.push(", ").bind(o.name.as_str());
+        b.push(", ").bind(cluster);
+        b.push(", ").bind(o.gvr.group.as_str());
+        b.push(", ").bind(o.gvr.version.as_str());
+        b.push(", ").bind(o.gvr.resource.as_str());
+        b.push(", ").bind(o.kind.as_str());
+        b.push(", ").bind(o.resource_version.as_str());
+        b.push(", ").bind(Arg::OptText(o.owner_uid.clone()));
+        b.push(", ").bind(o.uid.as_str());
+        b.push(", ").bind(p.hash.as_str());
+        b.push(", ").bind_json(p.json.clone());
+        b.push(", ").bind_unix_time(o.created_at.as_deref().and_then(parse_rfc3339));
+        b.push(", CURRENT_TIMESTAMP, NULL)");
+    }
+    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    b.finish()
+}
+
+/// Ids of the rows with these uids in a cluster: `id, group, version, resource, uid`.
+pub(crate) fn select_ids_by_uid<'a>(d: Dialect, cluster: &str, uids: impl IntoIterator<Item = &'a str>) -> Stmt {
+    let mut b = Builder::new(d, "SELECT id, \"group\", version, resource, uid FROM resources WHERE cluster = ");
+    b.bind(cluster).push(" AND uid IN ").bind_list(uids);
+    b.finish()
+}
+
+pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text];
+
+/// `DELETE FROM table WHERE column IN (ids)`.
+pub(crate) fn delete_ids(d: Dialect, table: &str, column: &str, ids: &[i64]) -> Stmt {
+    let mut b = Builder::new(d, "DELETE FROM ");
+    b.push(table).push(" WHERE ").push(column).push(" IN ").bind_list(ids.iter().copied());
+    b.finish()
+}
+
+/// Labels per multi-row insert (3 parameters each).
+pub(crate) const LABEL_CHUNK: usize = 2000;
+
+/// Multi-row insert of `(resource_id, key, value)` label rows.
+pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
+    let mut b = Builder::new(d, "INSERT INTO resource_labels (resource_id, \"key\", \"value\") VALUES ");
+    for (i, (id, k, v)) in rows.iter().enumerate() {
+        if i > 0 {
+            b.push(", ");
+        }
+        b.push("(").bind(*id).push(", ").bind(*k).push(", ").bind(*v).push(")");
+    }
+    b.finish()
+}
+
+/// Deletes one object by natural key, and by uid too when one is given.
+pub(crate) fn delete_object(d: Dialect, cluster: &str, gvr: &Gvr, namespace: &str, name: &str, uid: &str) -> Stmt {
+    let mut b = Builder::new(d, "DELETE FROM resources WHERE ");
+    b.push_gvr("", gvr);
+    b.push(" AND cluster = ").bind(cluster);
+    b.push(" AND namespace = ").bind(namespace);
+    b.push(" AND name = ").bind(name);
+    if !uid.is_empty() {
+        b.push(" AND uid = ").bind(uid);
+    }
+    b.finish()
+}
+
+/// `id, uid, hash, resource_version` of every row of one type in one cluster.
+pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
+    let mut b = Builder::new(d, "SELECT id, uid, hash, resource_version FROM resources WHERE ");
+    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+    b.finish()
+}
+
+pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
+
+/// The columns a query returns, in order.
+pub(crate) const QUERY_COLS: [Col; 7] = [Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];
+
+/// Filters of a query that SQL evaluates.
+pub(crate) struct SqlFilter<'a> {
+    pub(crate) gvr: Option<&'a Gvr>,
+    pub(crate) cluster: Option<&'a str>,
+    pub(crate) namespace: Option<&'a str>,
+    pub(crate) name: Option<&'a str>,
+    /// `(column, equals, value)` from field selectors on `metadata.name`/`metadata.namespace`.
+    pub(crate) columns: Vec<(&'static str, bool, &'a str)>,
+    pub(crate) labels: Option<&'a LabelSelector>,
+}
+
+/// One page of a query: rows after `after` in the stable order, at most `limit`.
+pub(crate) fn select_page(d: Dialect, f: &SqlFilter<'_>, after: Option<&Cursor>, limit: Option<usize>) -> Stmt {
+    let mut b = Builder::new(d, "SELECT r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource, ");
+    b.push_json_column("r.object").push(" FROM resources r WHERE 1 = 1");
+    if let Some(gvr) = f.gvr {
+        b.push(" AND ").push_gvr("r.", gvr);
+    }
+    if let Some(cluster) = f.cluster {
+        b.push(" AND r.cluster = ").bind(cluster);
+    }
+    if let Some(namespace) = f.namespace {
+        b.push(" AND r.namespace = ").bind(namespace);
+    }
+    if let Some(name) = f.name {
+        b.push(" AND r.name = ").bind(name);
+    }
+    for (column, equals, value) in &f.columns {
+        b.push(" AND r.").push(column).push(if *equals { " = " } else { " <> " }).bind(*value);
+    }
+    if let Some(labels) = f.labels {
+        for req in labels.requirements() {
+            let (exists, values): (bool, &[String]) = match req.op {
+                Operator::Equals | Operator::In => (true, &req.values),
+                Operator::Exists => (true, &[]),
+                Operator::NotEquals | Operator::NotIn => (false, &req.values),
+                Operator::DoesNotExist => (false, &[]),
+            };
+            b.push(if exists { " AND EXISTS" } else { " AND NOT EXISTS" });
+            b.push(" (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.\"key\" = ");
+            b.bind(req.key.as_str());
+            match values {
+                [] => {}
+                [one] => {
+                    b.push(" AND l.\"value\" = ").bind(one.as_str());
+                }
+                many => {
+                    b.push(" AND l.\"value\" IN ").bind_list(many.iter().map(String::as_str));
+                }
+            }
+            b.push(")");
+        }
+    }
+    if let Some(c) = after {
+        // With the type fixed the last three sort columns are constant: comparing the first three
+        // lets the (group, version, resource, cluster, namespace, name) index drive the scan.
+        if f.gvr.is_some() {
+            b.push(" AND (r.cluster, r.namespace, r.name) > (");
+            b.bind(c.cluster.as_str()).push(", ").bind(c.namespace.as_str()).push(", ").bind(c.name.as_str());
+            b.push(")");
+        } else {
+            b.push(" AND (r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource) > (");
+            b.bind(c.cluster.as_str()).push(", ").bind(c.namespace.as_str()).push(", ").bind(c.name.as_str());
+            b.push(", ").bind(c.group.as_str()).push(", ").bind(c.version.as_str());
+            b.push(", ").bind(c.resource.as_str()).push(")");
+        }
+    }
+    b.push(" ORDER BY r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource");
+    if let Some(limit) = limit {
+        b.push(" LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
+    }
+    b.finish()
+}
+
+/// Upsert of one row of the `clusters` table.
+pub(crate) fn upsert_cluster(d: Dialect, c: &super::ClusterRow) -> Stmt {
+    let mut b = Builder::new(
+        d,
+        "INSERT INTO clusters (name, is_master, status, version, platform, host, updated_at, info) VALUES (",
+    );
+    b.bind(c.name.as_str()).push(", ").bind(c.is_master);
+    b.push(", ").bind(c.status.as_str()).push(", ").bind(c.version.as_str());
+    b.push(", ").bind(c.platform.as_str()).push(", ").bind(c.host.as_str());
+    b.push(", ").bind(c.updated_at).push(", ").bind_json(c.info.to_string()).push(")");
+    b.push_upsert("name", &["is_master", "status", "version", "platform", "host", "updated_at", "info"]);
+    b.finish()
+}
+
+pub(crate) fn select_clusters(d: Dialect) -> Stmt {
+    let mut b =
+        Builder::new(d, "SELECT name, is_master, status, version, platform, host, updated_at, ");
+    b.push_json_column("info").push(" FROM clusters ORDER BY name");
+    b.finish()
+}
+
+pub(crate) const CLUSTER_COLS: [Col; 8] =
+    [Col::Text, Col::Bool, Col::Text, Col::Text, Col::Text, Col::Text, Col::Int, Col::Text];
+
+/// 64-bit FNV-1a as 16 hex digits: stable across Rust releases, unlike `DefaultHasher`.
+pub(crate) fn fnv1a_hex(bytes: &[u8]) -> String {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let hash = bytes.iter().fold(OFFSET, |h, b| (h ^ u64::from(*b)).wrapping_mul(PRIME));
+    format!("{hash:016x}")
+}
+
+/// Label rows of the given objects, keyed by their row ids.
+pub(crate) fn label_rows<'a>(
+    objects: impl IntoIterator<Item = (i64, &'a BTreeMap<String, String>)>,
+) -> Vec<(i64, &'a str, &'a str)> {
+    objects
+        .into_iter()
+        .flat_map(|(id, labels)| labels.iter().map(move |(k, v)| (id, k.as_str(), v.as_str())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_reference_vectors() {
+        assert_eq!(fnv1a_hex(b""), "cbf29ce484222325");
+        assert_eq!(fnv1a_hex(b"a"), "af63dc4c8601ec8c");
+        assert_eq!(fnv1a_hex(b"foobar"), "85944171f73967e8");
+    }
+
+    #[test]
+    fn placeholders_and_quoting_follow_the_dialect() {
+        let gvr = Gvr::new("apps", "v1", "deployments");
+        let sqlite = delete_object(Dialect::Sqlite, "c", &gvr, "ns", "n", "u");
+        assert_eq!(
+            sqlite.sql,
+            "DELETE FROM resources WHERE \"group\" = ? AND version = ? AND resource = ? AND cluster = ? \
+             AND namespace = ? AND name = ? AND uid = ?"
+        );
+        assert_eq!(sqlite.args.len(), 7);
+        let pg = delete_object(Dialect::Postgres, "c", &gvr, "ns", "n", "");
+        assert!(pg.sql.starts_with("DELETE FROM resources WHERE \"group\" = $1 AND version = $2"), "{}", pg.sql);
+        assert!(pg.sql.ends_with("name = $6"), "{}", pg.sql);
+        let my = delete_object(Dialect::MySql, "c", &gvr, "ns", "n", "");
+        assert!(my.sql.contains("`group` = ?"), "{}", my.sql);
+    }
+
+    #[test]
+    fn label_requirements_become_exists_subqueries() {
+        let sel = LabelSelector::parse("a=1,b!=2,c in (x,y),d notin (z),e,!f").unwrap_or_default();
+        let f = SqlFilter {
+            gvr: None,
+            cluster: None,
+            namespace: None,
+            name: None,
+            columns: vec![],
+            labels: Some(&sel),
+        };
+        let stmt = select_page(Dialect::Sqlite, &f, None, Some(10));
+        assert_eq!(stmt.sql.matches(" AND EXISTS").count(), 3, "{}", stmt.sql);
+        assert_eq!(stmt.sql.matches(" AND NOT EXISTS").count(), 3, "{}", stmt.sql);
+        assert!(stmt.sql.contains("l.\"value\" IN (?, ?)"), "{}", stmt.sql);
+        // 6 keys + 1 + 1 + 2 + 1 values + limit
+        assert_eq!(stmt.args.len(), 12);
+    }
+}

@@ -1,0 +1,85 @@
+//! Embedded SQLite backend: one database file, WAL journal, one writer at a time.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{
+    SqliteArguments, SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions,
+    SqliteSynchronous,
+};
+use sqlx::{Row as _, Sqlite, SqlitePool};
+
+use super::sql::{Arg, Cell, Col, Row, Stmt};
+use super::{Error, Result, redact_url};
+
+static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
+
+/// Opens (creating when missing) the database file of `sqlite://PATH` and migrates it.
+pub(super) async fn connect(url: &str) -> Result<SqlitePool> {
+    let connect_error = |error| Error::Connect { backend: "sqlite", url: redact_url(url), error };
+    let memory = url.contains(":memory:") || url.contains("mode=memory");
+    let options = SqliteConnectOptions::from_str(url)
+        .map_err(connect_error)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(10))
+        .foreign_keys(true);
+    if !memory {
+        if let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
+        }
+    }
+    let pool = if memory {
+        // Every connection to `:memory:` is a database of its own: keep exactly one, forever.
+        SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None)
+    } else {
+        SqlitePoolOptions::new().max_connections(4)
+    }
+    .connect_with(options)
+    .await
+    .map_err(connect_error)?;
+    MIGRATOR.run(&pool).await.map_err(|error| Error::Migrate { backend: "sqlite", error })?;
+    Ok(pool)
+}
+
+fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
+    let mut q = sqlx::query(&stmt.sql).persistent(stmt.persistent());
+    for arg in &stmt.args {
+        q = match arg {
+            Arg::Text(s) => q.bind(s.as_str()),
+            Arg::OptText(s) => q.bind(s.as_deref()),
+            Arg::Int(i) => q.bind(*i),
+            Arg::OptInt(i) => q.bind(*i),
+            Arg::Bool(b) => q.bind(*b),
+        };
+    }
+    q
+}
+
+pub(super) async fn execute(conn: &mut SqliteConnection, stmt: &Stmt) -> Result<u64> {
+    Ok(bind(stmt).execute(conn).await?.rows_affected())
+}
+
+pub(super) async fn fetch(conn: &mut SqliteConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+    let rows = bind(stmt).fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            let cells = cols
+                .iter()
+                .enumerate()
+                .map(|(i, col)| {
+                    Ok(match col {
+                        Col::Int => Cell::Int(row.try_get(i)?),
+                        Col::Text => Cell::Text(row.try_get(i)?),
+                        Col::OptText => row.try_get::<Option<String>, _>(i)?.map_or(Cell::Null, Cell::Text),
+                        Col::Bool => Cell::Bool(row.try_get(i)?),
+                    })
+                })
+                .collect::<Result<Vec<Cell>>>()?;
+            Ok(Row(cells))
+        })
+        .collect()
+}

@@ -1,0 +1,499 @@
+//! Unit tests on SQLite (a fresh database file per test). The same behaviour is checked on
+//! MySQL/MariaDB and PostgreSQL by `tests/store` (feature `db-tests`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::json;
+
+use super::*;
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A store in its own directory under the system temp dir, removed on drop.
+struct TempStore {
+    store: Store,
+    dir: PathBuf,
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn temp_store() -> TempStore {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mc-store-unit-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = format!("sqlite://{}/nested/mc.db", dir.display());
+    let store = Store::connect(&url).await.expect("open sqlite store");
+    TempStore { store, dir }
+}
+
+fn pods() -> Gvr {
+    Gvr::new("", "v1", "pods")
+}
+
+fn deployments() -> Gvr {
+    Gvr::new("apps", "v1", "deployments")
+}
+
+fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
+    let labels: serde_json::Map<String, Value> =
+        labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
+    let mut meta = json!({"name": name, "uid": uid, "resourceVersion": "1", "labels": labels});
+    if let Some(ns) = ns {
+        meta["namespace"] = json!(ns);
+    }
+    StoredObject::from_json(gvr.clone(), "Kind", json!({"metadata": meta, "status": {"phase": "Running"}}))
+        .expect("valid object")
+}
+
+fn names(page: &Page) -> Vec<String> {
+    page.items.iter().map(|(c, o)| format!("{c}/{}", o["metadata"]["name"].as_str().unwrap_or(""))).collect()
+}
+
+async fn list(store: &Store, q: Query) -> Vec<String> {
+    names(&store.query(&q).await.unwrap())
+}
+
+async fn label_rows(store: &Store) -> i64 {
+    let mut tx = store.begin(false).await.unwrap();
+    let rows = tx.fetch(sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resource_labels").finish(), &[Col::Int]);
+    let n = rows.await.unwrap()[0].int(0);
+    tx.commit().await.unwrap();
+    n
+}
+
+#[tokio::test]
+async fn connect_creates_the_database_file_and_its_directory() {
+    let t = temp_store().await;
+    assert!(t.dir.join("nested/mc.db").exists());
+    assert_eq!(t.store.backend(), Backend::Sqlite);
+    // Migrations are idempotent: a second open of the same file works.
+    let again = Store::connect(&format!("sqlite://{}/nested/mc.db", t.dir.display())).await.unwrap();
+    assert_eq!(again.count("c1").await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn unknown_url_scheme_is_a_clear_error_without_the_password() {
+    let err = Store::connect("redis://user:secret@host/0").await.unwrap_err();
+    assert!(matches!(err, Error::UnsupportedUrl { .. }));
+    let msg = err.to_string();
+    assert!(msg.contains("redis://user:***@host/0") && !msg.contains("secret"), "{msg}");
+    assert!(!err.is_retryable());
+}
+
+#[test]
+fn urls_are_redacted() {
+    assert_eq!(redact_url("mysql://u:p@h:1/db?x=1"), "mysql://u:***@h:1/db?x=1");
+    assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+    assert_eq!(redact_url("sqlite:///a/b.db"), "sqlite:///a/b.db");
+}
+
+#[tokio::test]
+async fn in_memory_store_works() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    store.apply_batch("c1", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[]))]).await.unwrap();
+    assert_eq!(store.count("c1").await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn apply_batch_upserts_replaces_labels_and_deletes() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let a = object(&pods(), Some("ns"), "a", "u1", &[("app", "web"), ("tier", "fe")]);
+    s.apply_batch("c1", vec![Change::Upsert(a)]).await.unwrap();
+    assert_eq!(label_rows(s).await, 2);
+    let a2 = object(&pods(), Some("ns"), "a", "u1", &[("app", "db")]);
+    s.apply_batch("c1", vec![Change::Upsert(a2)]).await.unwrap();
+    assert_eq!(label_rows(s).await, 1);
+    let sel = |s: &str| Query { labels: Some(LabelSelector::parse(s).unwrap()), ..Query::default() };
+    assert_eq!(list(s, sel("app=db")).await, ["c1/a"]);
+    assert!(list(s, sel("app=web")).await.is_empty());
+    assert!(list(s, sel("tier")).await.is_empty());
+
+    let delete = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "a".into(), uid: "u1".into() };
+    s.apply_batch("c1", vec![delete]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 0);
+    assert_eq!(label_rows(s).await, 0, "labels go with their object");
+}
+
+#[tokio::test]
+async fn apply_batch_keeps_the_outcome_of_watch_order() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let del = |name: &str, uid: &str| Change::Delete {
+        gvr: pods(),
+        namespace: "ns".into(),
+        name: name.into(),
+        uid: uid.into(),
+    };
+    s.apply_batch(
+        "c1",
+        vec![
+            Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[])),
+            del("a", "u1"),
+            Change::Upsert(object(&pods(), Some("ns"), "a", "u2", &[("v", "2")])),
+            Change::Upsert(object(&pods(), Some("ns"), "b", "u3", &[])),
+            del("b", ""),
+            Change::Upsert(object(&pods(), Some("ns"), "c", "u4", &[])),
+            // A late delete of an older incarnation leaves the current object alone.
+            del("c", "u-old"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.list_keys("c1", &pods()).await.unwrap().len(), 2);
+    let page = s.query(&Query::default()).await.unwrap();
+    assert_eq!(names(&page), ["c1/a", "c1/c"]);
+    assert_eq!(page.items[0].1["metadata"]["uid"], "u2");
+}
+
+#[tokio::test]
+async fn large_batches_are_written_in_chunks() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let changes: Vec<Change> = (0..1234)
+        .map(|i| Change::Upsert(object(&pods(), Some("ns"), &format!("p{i:05}"), &format!("u{i}"), &[("i", "x")])))
+        .collect();
+    s.apply_batch("c1", changes).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 1234);
+    assert_eq!(label_rows(s).await, 1234);
+}
+
+#[tokio::test]
+async fn reconcile_makes_the_rows_equal_the_list() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let batch = vec![
+        Change::Upsert(object(&pods(), Some("ns"), "keep", "u1", &[("a", "1")])),
+        Change::Upsert(object(&pods(), Some("ns"), "gone", "u2", &[("a", "1")])),
+        Change::Upsert(object(&pods(), Some("ns"), "recreated", "u3", &[])),
+        Change::Upsert(object(&deployments(), Some("ns"), "other-type", "u4", &[])),
+    ];
+    s.apply_batch("c1", batch.clone()).await.unwrap();
+    s.apply_batch("c2", batch).await.unwrap();
+    let live = vec![
+        object(&pods(), Some("ns"), "keep", "u1", &[("a", "2")]),
+        object(&pods(), Some("ns"), "recreated", "u3b", &[]),
+        object(&pods(), Some("ns"), "new", "u5", &[]),
+    ];
+    s.reconcile("c1", &pods(), live).await.unwrap();
+    let q = Query { cluster: Some("c1".into()), gvr: Some(pods()), ..Query::default() };
+    assert_eq!(list(s, q).await, ["c1/keep", "c1/new", "c1/recreated"]);
+    let mut keys = s.list_keys("c1", &pods()).await.unwrap();
+    keys.sort();
+    assert_eq!(keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["u1", "u3b", "u5"]);
+    let q = Query { labels: Some(LabelSelector::parse("a=2").unwrap()), ..Query::default() };
+    assert_eq!(list(s, q).await, ["c1/keep"]);
+    // Other types and other clusters are untouched.
+    assert_eq!(s.count("c1").await.unwrap(), 4);
+    assert_eq!(s.count("c2").await.unwrap(), 4);
+    // An empty list empties the type.
+    s.reconcile("c1", &pods(), vec![]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn reconcile_rejects_objects_of_another_type() {
+    let t = temp_store().await;
+    let err = t.store.reconcile("c1", &pods(), vec![object(&deployments(), None, "x", "u", &[])]).await;
+    assert!(matches!(err, Err(Error::InvalidObject(_))));
+}
+
+#[tokio::test]
+async fn label_selectors_of_every_operator() {
+    let t = temp_store().await;
+    let s = &t.store;
+    s.apply_batch(
+        "c1",
+        vec![
+            Change::Upsert(object(&pods(), Some("ns"), "web", "u1", &[("app", "web"), ("env", "prod")])),
+            Change::Upsert(object(&pods(), Some("ns"), "db", "u2", &[("app", "db"), ("env", "dev")])),
+            Change::Upsert(object(&pods(), Some("ns"), "bare", "u3", &[])),
+        ],
+    )
+    .await
+    .unwrap();
+    let sel = |text: &'static str| async move {
+        let q = Query { labels: Some(LabelSelector::parse(text).unwrap()), ..Query::default() };
+        list(s, q).await
+    };
+    assert_eq!(sel("app=web").await, ["c1/web"]);
+    assert_eq!(sel("app!=web").await, ["c1/bare", "c1/db"]);
+    assert_eq!(sel("env in (dev,prod)").await, ["c1/db", "c1/web"]);
+    assert_eq!(sel("env notin (prod)").await, ["c1/bare", "c1/db"]);
+    assert_eq!(sel("app").await, ["c1/db", "c1/web"]);
+    assert_eq!(sel("!app").await, ["c1/bare"]);
+    assert_eq!(sel("app,env=dev").await, ["c1/db"]);
+    assert_eq!(sel("").await, ["c1/bare", "c1/db", "c1/web"]);
+}
+
+#[tokio::test]
+async fn field_selectors_use_columns_and_the_object() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let mut running = object(&pods(), Some("a"), "p1", "u1", &[]);
+    running.object["spec"] = json!({"nodeName": "n1"});
+    let mut pending = object(&pods(), Some("b"), "p2", "u2", &[]);
+    pending.object["status"]["phase"] = json!("Pending");
+    s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending)]).await.unwrap();
+    let sel = |text: &'static str| async move {
+        let q = Query { fields: Some(FieldSelector::parse(text).unwrap()), ..Query::default() };
+        list(s, q).await
+    };
+    assert_eq!(sel("metadata.name=p1").await, ["c1/p1"]);
+    assert_eq!(sel("metadata.namespace!=a").await, ["c1/p2"]);
+    assert_eq!(sel("status.phase=Pending").await, ["c1/p2"]);
+    assert_eq!(sel("spec.nodeName=n1").await, ["c1/p1"]);
+    assert_eq!(sel("spec.nodeName=").await, ["c1/p2"]);
+    assert_eq!(sel("status.phase=Running,metadata.namespace=b").await, Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn pages_return_every_row_once_in_stable_order() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let mut expected = Vec::new();
+    for cluster in ["c2", "c1"] {
+        let mut batch = Vec::new();
+        for i in 0..23 {
+            let ns = if i % 2 == 0 { "even" } else { "odd" };
+            let phase = if i % 3 == 0 { "Pending" } else { "Running" };
+            let mut o = object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[]);
+            o.object["status"]["phase"] = json!(phase);
+            batch.push(Change::Upsert(o));
+            // Same namespace and name under another type: ordered after the pod.
+            batch.push(Change::Upsert(object(&deployments(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-d{i}"), &[])));
+            expected.push((cluster.to_string(), ns.to_string(), format!("p{i:02}")));
+        }
+        s.apply_batch(cluster, batch).await.unwrap();
+    }
+    expected.sort();
+    let all = s.query(&Query::default()).await.unwrap();
+    assert_eq!(all.items.len(), 92);
+    assert!(all.next.is_none());
+    let kinds: Vec<&str> = all.items.iter().take(2).map(|(_, o)| o["apiVersion"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["v1", "apps/v1"], "same name: ordered by group (\"\" first)");
+
+    for (q, total) in [
+        (Query::default(), 92),
+        (Query { gvr: Some(pods()), ..Query::default() }, 46),
+        (
+            Query { gvr: Some(pods()), fields: Some(FieldSelector::parse("status.phase=Pending").unwrap()), ..Query::default() },
+            16,
+        ),
+    ] {
+        for limit in [1, 7, 10, 46, 100] {
+            let mut seen = Vec::new();
+            let mut q = Query { limit: Some(limit), ..q.clone() };
+            let mut pages = 0;
+            loop {
+                let page = s.query(&q).await.unwrap();
+                assert!(page.items.len() <= limit as usize);
+                seen.extend(page.items.iter().map(|(c, o)| (c.clone(), o.clone())));
+                pages += 1;
+                match page.next {
+                    Some(cursor) => {
+                        let token = cursor.encode();
+                        q.continue_after = Some(Cursor::decode(&token).unwrap());
+                    }
+                    None => break,
+                }
+            }
+            let unpaged = s.query(&Query { limit: None, continue_after: None, ..q.clone() }).await.unwrap();
+            assert_eq!(seen.len(), total, "limit {limit}");
+            assert_eq!(seen, unpaged.items, "limit {limit}");
+            assert_eq!(pages, total.div_ceil(limit as usize).max(1), "limit {limit}: no empty last page");
+        }
+    }
+    let pods_only = s.query(&Query { gvr: Some(pods()), ..Query::default() }).await.unwrap();
+    let order: Vec<(String, String, String)> = pods_only
+        .items
+        .iter()
+        .map(|(c, o)| {
+            let m = &o["metadata"];
+            (c.clone(), m["namespace"].as_str().unwrap().into(), m["name"].as_str().unwrap().into())
+        })
+        .collect();
+    assert_eq!(order, expected);
+}
+
+#[test]
+fn cursors_round_trip_and_bad_tokens_are_rejected() {
+    let c = Cursor {
+        cluster: "c1".into(),
+        namespace: "".into(),
+        name: "a/b?c=d&e".into(),
+        group: "apps".into(),
+        version: "v1".into(),
+        resource: "deployments".into(),
+    };
+    let token = c.encode();
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(Cursor::decode(&token).unwrap(), c);
+    for bad in ["", "zz", "abc", "7b7d", &"ab".repeat(5000)] {
+        let err = Cursor::decode(bad).unwrap_err();
+        assert!(matches!(err, Error::BadCursor { .. }), "{bad}");
+        assert!(err.to_string().len() < 200);
+    }
+}
+
+#[tokio::test]
+async fn delete_cluster_removes_its_objects_labels_and_row() {
+    let t = temp_store().await;
+    let s = &t.store;
+    for c in ["c1", "c2"] {
+        s.apply_batch(c, vec![Change::Upsert(object(&pods(), None, "n", &format!("{c}-u"), &[("a", "b")]))])
+            .await
+            .unwrap();
+        let row = ClusterRow {
+            name: c.into(),
+            is_master: c == "c1",
+            status: "Healthy".into(),
+            version: "v1.35.4".into(),
+            platform: "linux/amd64".into(),
+            host: "https://127.0.0.1:6443".into(),
+            updated_at: 1_700_000_000,
+            info: json!({"objects": 1}),
+        };
+        s.upsert_cluster(&row).await.unwrap();
+    }
+    assert_eq!(s.delete_cluster("c1").await.unwrap(), 1);
+    assert_eq!(s.count("c1").await.unwrap(), 0);
+    assert_eq!(label_rows(s).await, 1);
+    let clusters = s.list_clusters().await.unwrap();
+    assert_eq!(clusters.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["c2"]);
+    assert_eq!(clusters[0].info, json!({"objects": 1}));
+    assert!(!clusters[0].is_master);
+}
+
+#[tokio::test]
+async fn cluster_rows_are_upserted() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let mut row = ClusterRow {
+        name: "c1".into(),
+        is_master: true,
+        status: "NotReady".into(),
+        version: String::new(),
+        platform: String::new(),
+        host: "h".into(),
+        updated_at: 1,
+        info: json!({}),
+    };
+    s.upsert_cluster(&row).await.unwrap();
+    row.status = "Healthy".into();
+    row.updated_at = 2;
+    row.info = json!({"types": 42});
+    s.upsert_cluster(&row).await.unwrap();
+    assert_eq!(s.list_clusters().await.unwrap(), vec![row]);
+}
+
+#[tokio::test]
+async fn counts_keys_and_delete_gvr() {
+    let t = temp_store().await;
+    let s = &t.store;
+    s.apply_batch(
+        "c1",
+        vec![
+            Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[])),
+            Change::Upsert(object(&pods(), Some("ns"), "b", "u2", &[])),
+            Change::Upsert(object(&deployments(), Some("ns"), "a", "u3", &[])),
+        ],
+    )
+    .await
+    .unwrap();
+    let counts = s.count_by_gvr("c1").await.unwrap();
+    assert_eq!(counts.get(&pods()), Some(&2));
+    assert_eq!(counts.get(&deployments()), Some(&1));
+    let mut keys = s.list_keys("c1", &pods()).await.unwrap();
+    keys.sort();
+    assert_eq!(keys, vec![("u1".to_string(), "1".to_string()), ("u2".to_string(), "1".to_string())]);
+    assert_eq!(s.delete_gvr("c1", &pods()).await.unwrap(), 2);
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    assert!(s.count_by_gvr("c2").await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_same_object_may_be_stored_under_two_types() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let events = Gvr::new("", "v1", "events");
+    let k8s_events = Gvr::new("events.k8s.io", "v1", "events");
+    s.apply_batch(
+        "c1",
+        vec![
+            Change::Upsert(object(&events, Some("ns"), "e", "same-uid", &[("a", "b")])),
+            Change::Upsert(object(&k8s_events, Some("ns"), "e", "same-uid", &[("a", "b")])),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 2);
+    assert_eq!(label_rows(s).await, 2);
+    s.reconcile("c1", &events, vec![]).await.unwrap();
+    let q = Query { labels: Some(LabelSelector::parse("a=b").unwrap()), ..Query::default() };
+    assert_eq!(list(s, q).await, ["c1/e"]);
+}
+
+#[tokio::test]
+async fn cluster_scoped_objects_have_an_empty_namespace() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let nodes = Gvr::new("", "v1", "nodes");
+    s.apply_batch("c1", vec![Change::Upsert(object(&nodes, None, "n1", "u1", &[]))]).await.unwrap();
+    // Upserting again must hit the same row, not add one (NULLs would never conflict).
+    s.apply_batch("c1", vec![Change::Upsert(object(&nodes, None, "n1", "u1", &[]))]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    let q = Query { namespace: Some(String::new()), ..Query::default() };
+    assert_eq!(list(s, q).await, ["c1/n1"]);
+}
+
+#[tokio::test]
+async fn delete_missing_keeps_only_the_listed_uids_of_one_type() {
+    let t = temp_store().await;
+    let s = &t.store;
+    for c in ["c1", "c2"] {
+        s.apply_batch(
+            c,
+            vec![
+                Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[("x", "y")])),
+                Change::Upsert(object(&pods(), Some("ns"), "b", "u2", &[("x", "y")])),
+                Change::Upsert(object(&deployments(), Some("ns"), "c", "u3", &[])),
+            ],
+        )
+        .await
+        .unwrap();
+    }
+    let keep: HashSet<String> = ["u2".to_string(), "not-stored".to_string()].into();
+    assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), 1);
+    assert_eq!(list(s, Query { cluster: Some("c1".into()), ..Query::default() }).await, ["c1/b", "c1/c"]);
+    assert_eq!(s.count("c2").await.unwrap(), 3);
+    assert_eq!(label_rows(s).await, 3);
+}
+
+#[tokio::test]
+async fn cluster_names_come_from_objects_and_cluster_rows() {
+    let t = temp_store().await;
+    let s = &t.store;
+    s.apply_batch("b", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[]))]).await.unwrap();
+    s.apply_batch("a", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[]))]).await.unwrap();
+    let row = ClusterRow {
+        name: "c".into(),
+        is_master: false,
+        status: String::new(),
+        version: String::new(),
+        platform: String::new(),
+        host: String::new(),
+        updated_at: 0,
+        info: json!({}),
+    };
+    s.upsert_cluster(&row).await.unwrap();
+    s.upsert_cluster(&ClusterRow { name: "a".into(), ..row }).await.unwrap();
+    assert_eq!(s.cluster_names().await.unwrap(), ["a", "b", "c"]);
+}

@@ -1,0 +1,196 @@
+//! A real mc-server process for end-to-end tests.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::testenv::TestEnv;
+
+/// Storage backends every store test runs on.
+pub fn backends(env: &TestEnv, test: &str) -> Vec<(&'static str, String)> {
+    let mysql = std::env::var("MC_TEST_MYSQL_URL").unwrap_or_else(|_| {
+        panic!("MC_TEST_MYSQL_URL is not set: run scripts/test.sh, or `eval \"$(scripts/testdb up --dir DIR)\"`")
+    });
+    let postgres = std::env::var("MC_TEST_POSTGRES_URL").unwrap_or_else(|_| {
+        panic!("MC_TEST_POSTGRES_URL is not set: run scripts/test.sh, or `eval \"$(scripts/testdb up --dir DIR)\"`")
+    });
+    vec![("sqlite", sqlite_url(env, test)), ("mariadb", mysql), ("postgres", postgres)]
+}
+
+/// A fresh SQLite file for one test.
+pub fn sqlite_url(env: &TestEnv, test: &str) -> String {
+    let dir = env.dir.join("mc-server").join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    format!("sqlite://{}", dir.join("mc.db").display())
+}
+
+/// How to start the server.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Storage URL (default: a fresh SQLite file).
+    pub storage: Option<String>,
+    /// Config file (default: the testenv's config.yaml).
+    pub config: Option<PathBuf>,
+    /// Port (default: a free one).
+    pub port: Option<u16>,
+}
+
+/// A running mc-server, killed on drop.
+pub struct McServer {
+    child: Option<Child>,
+    /// Base URL, `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// Log file.
+    pub log: PathBuf,
+    http: reqwest::Client,
+    token: Option<String>,
+}
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl McServer {
+    /// Starts the server; does not wait for readiness.
+    pub fn spawn(env: &TestEnv, test: &str, opts: Options) -> McServer {
+        let port = opts.port.unwrap_or_else(free_port);
+        let storage = opts.storage.unwrap_or_else(|| sqlite_url(env, test));
+        let config = opts.config.unwrap_or_else(|| env.dir.join("config.yaml"));
+        let logs = env.dir.join("logs");
+        std::fs::create_dir_all(&logs).unwrap();
+        let log = logs.join(format!("mc-server-{test}.log"));
+        let out = std::fs::OpenOptions::new().create(true).append(true).open(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_mc-server"))
+            .args(["--config", &config.display().to_string(), "--bind", "127.0.0.1"])
+            .args(["--port", &port.to_string(), "--storage", &storage, "--no-cli-config"])
+            .env("RUST_LOG", "info,mc_server=debug")
+            .stdout(Stdio::null())
+            .stderr(out)
+            .spawn()
+            .expect("starting mc-server");
+        McServer {
+            child: Some(child),
+            url: format!("http://127.0.0.1:{port}"),
+            log,
+            http: reqwest::Client::new(),
+            token: None,
+        }
+    }
+
+    /// Starts the server and waits for `/readyz`.
+    pub async fn start(env: &TestEnv, test: &str, opts: Options) -> McServer {
+        let mut s = Self::spawn(env, test, opts);
+        s.wait_ready(Duration::from_secs(90)).await;
+        s
+    }
+
+    /// Sends this bearer token from now on.
+    pub fn with_token(mut self, token: &str) -> Self {
+        self.token = Some(token.to_string());
+        self
+    }
+
+    /// Waits until `/readyz` answers 200.
+    pub async fn wait_ready(&mut self, timeout: Duration) {
+        let start = Instant::now();
+        loop {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    panic!("mc-server exited with {status}; log: {}\n{}", self.log.display(), tail(&self.log));
+                }
+            }
+            if let Ok(r) = self.http.get(format!("{}/readyz", self.url)).send().await {
+                if r.status() == StatusCode::OK {
+                    return;
+                }
+            }
+            if start.elapsed() > timeout {
+                panic!("mc-server not ready after {timeout:?}; log: {}\n{}", self.log.display(), tail(&self.log));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// GET a path; returns status and JSON body.
+    pub async fn get(&self, path_and_query: &str) -> (StatusCode, Value) {
+        let mut req = self.http.get(format!("{}{path_and_query}", self.url));
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("request to mc-server");
+        let status = resp.status();
+        let text = resp.text().await.unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, body)
+    }
+
+    /// GET a path without any token.
+    pub async fn get_anonymous(&self, path_and_query: &str) -> (StatusCode, Value) {
+        let resp = self.http.get(format!("{}{path_and_query}", self.url)).send().await.unwrap();
+        let status = resp.status();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `(cluster, namespace, name)` of every object of a type, through `/v1/list_with_cluster`.
+    pub async fn keys(&self, gvr: &str) -> Vec<(String, String, String)> {
+        let (status, body) = self.get(&format!("/v1/list_with_cluster?gvr={gvr}&limit=0")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let mut keys: Vec<_> = body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let o = &i["Object"]["metadata"];
+                (
+                    i["clusterName"].as_str().unwrap().to_string(),
+                    o["namespace"].as_str().unwrap_or("").to_string(),
+                    o["name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// Stops the server with SIGTERM (graceful), then waits.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill").arg("-TERM").arg(c.id().to_string()).status();
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = c.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for McServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The last lines of a log, for failure messages.
+pub fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// Writes a config file: the testenv's clusters plus extra YAML sections.
+pub fn config_with(env: &TestEnv, name: &str, extra: &str) -> PathBuf {
+    let base = std::fs::read_to_string(env.dir.join("config.yaml")).unwrap();
+    let path = env.dir.join(format!("config-{name}.yaml"));
+    std::fs::write(&path, format!("{base}\n{extra}\n")).unwrap();
+    path
+}

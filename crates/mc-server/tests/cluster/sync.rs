@@ -1,0 +1,472 @@
+//! mc-server keeps the store equal to the clusters and answers the query API (SPEC §4–§6).
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use futures::{StreamExt, stream};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
+use kube::{Client, ResourceExt};
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::server::{McServer, Options, backends, config_with};
+use crate::testenv::{Cluster, TestEnv, eventually};
+
+const NS: &str = "mc-sync";
+const CONFIGMAPS: usize = 200;
+const SECRETS: usize = 60;
+const DEPLOYMENTS: usize = 20;
+
+async fn ensure_namespace(client: &Client, name: &str) {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+    match api.create(&PostParams::default(), &ns).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 409 => {}
+        Err(e) => panic!("creating namespace {name}: {e}"),
+    }
+}
+
+async fn create_ignoring_conflict<K>(api: &Api<K>, obj: K)
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    match api.create(&PostParams::default(), &obj).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 409 => {}
+        Err(e) => panic!("creating {}: {e}", obj.meta().name.clone().unwrap_or_default()),
+    }
+}
+
+/// A few hundred ConfigMaps, Secrets and Deployments in each cluster (idempotent).
+async fn load_objects(env: &TestEnv, cluster: &Cluster) {
+    let client = env.client(cluster).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), NS);
+    let deps: Api<Deployment> = Api::namespaced(client.clone(), NS);
+    stream::iter(0..CONFIGMAPS)
+        .for_each_concurrent(16, |i| {
+            let cms = cms.clone();
+            async move {
+                let cm = serde_json::from_value(json!({
+                    "metadata": {"name": format!("cm-{i:04}"), "labels": {"tier": if i % 2 == 0 { "even" } else { "odd" }, "idx": i.to_string()}},
+                    "data": {"payload": "x".repeat(512), "cluster": cluster.name}
+                }))
+                .unwrap();
+                create_ignoring_conflict(&cms, cm).await;
+            }
+        })
+        .await;
+    stream::iter(0..SECRETS)
+        .for_each_concurrent(16, |i| {
+            let secrets = secrets.clone();
+            async move {
+                let s = serde_json::from_value(json!({
+                    "metadata": {"name": format!("secret-{i:03}")},
+                    "stringData": {"password": format!("very-secret-value-{i}")}
+                }))
+                .unwrap();
+                create_ignoring_conflict(&secrets, s).await;
+            }
+        })
+        .await;
+    stream::iter(0..DEPLOYMENTS)
+        .for_each_concurrent(8, |i| {
+            let deps = deps.clone();
+            async move {
+                let name = format!("dep-{i:02}");
+                let d = serde_json::from_value(json!({
+                    "metadata": {"name": name},
+                    "spec": {
+                        "replicas": 0,
+                        "selector": {"matchLabels": {"app": name}},
+                        "template": {"metadata": {"labels": {"app": name}},
+                                     "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
+                    }
+                }))
+                .unwrap();
+                create_ignoring_conflict(&deps, d).await;
+            }
+        })
+        .await;
+}
+
+/// `(cluster, namespace, name)` of every object of a type in every cluster, from the API servers.
+async fn cluster_keys(env: &TestEnv, api_version: &str, kind: &str, plural: &str) -> Vec<(String, String, String)> {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let ar = kube::api::ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: api_version.into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    };
+    let mut keys = Vec::new();
+    for c in &env.clusters {
+        let api: Api<DynamicObject> = Api::all_with(env.client(c).await.unwrap(), &ar);
+        for o in api.list(&ListParams::default()).await.unwrap() {
+            keys.push((c.name.clone(), o.namespace().unwrap_or_default(), o.name_any()));
+        }
+    }
+    keys.sort();
+    keys
+}
+
+async fn assert_store_equals_clusters(env: &TestEnv, server: &McServer, backend: &str) {
+    for (gvr, api_version, kind, plural) in [
+        ("v1/configmaps", "v1", "ConfigMap", "configmaps"),
+        ("v1/secrets", "v1", "Secret", "secrets"),
+        ("apps/v1/deployments", "apps/v1", "Deployment", "deployments"),
+        ("v1/namespaces", "v1", "Namespace", "namespaces"),
+    ] {
+        // Converges within seconds; the clusters' own controllers may still be adding objects.
+        let start = Instant::now();
+        loop {
+            let want = cluster_keys(env, api_version, kind, plural).await;
+            let got = server.keys(gvr).await;
+            if want == got {
+                break;
+            }
+            if start.elapsed() > Duration::from_secs(15) {
+                let want: BTreeSet<_> = want.iter().collect();
+                let got: BTreeSet<_> = got.iter().collect();
+                panic!(
+                    "{backend}: {gvr} differs; missing in store: {:?}; stale in store: {:?}",
+                    want.difference(&got).take(10).collect::<Vec<_>>(),
+                    got.difference(&want).take(10).collect::<Vec<_>>()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backend() {
+    let env = TestEnv::from_env();
+    futures::future::join_all(env.clusters.iter().map(|c| load_objects(&env, c))).await;
+    for (backend, url) in backends(&env, "exact") {
+        let server = McServer::start(&env, &format!("exact-{backend}"), Options { storage: Some(url), ..Default::default() }).await;
+        assert_store_equals_clusters(&env, &server, backend).await;
+        let (_, body) = server.get(&format!("/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&limit=0")).await;
+        assert_eq!(body.as_array().unwrap().len(), CONFIGMAPS * env.clusters.len(), "{backend}");
+    }
+}
+
+#[tokio::test]
+async fn secret_values_never_appear_in_api_output() {
+    let env = TestEnv::from_env();
+    load_objects(&env, &env.clusters[0]).await;
+    let server = McServer::start(&env, "redact", Options::default()).await;
+    let (status, body) = server.get(&format!("/v1/list?gvr=v1/secrets&namespace={NS}&limit=0")).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = body.to_string();
+    assert!(!text.contains("very-secret-value"), "secret value leaked");
+    assert!(!text.contains("dmVyeS1zZWNyZXQtdmFsdWU"), "base64 secret value leaked");
+    assert!(text.contains("secret-000"), "secrets are listed: {}", &text[..text.len().min(300)]);
+    let first = &body.as_array().unwrap()[0];
+    assert_eq!(first["data"]["password"], "", "keys stay, values go");
+
+    // Redaction can be turned off in the config.
+    let config = config_with(&env, "no-redact", "sync:\n  redactSecrets: false");
+    let server = McServer::start(&env, "no-redact", Options { config: Some(config), ..Default::default() }).await;
+    let (_, body) = server.get(&format!("/v1/list?gvr=v1/secrets&namespace={NS}&name=secret-000")).await;
+    assert!(body.to_string().contains("dmVyeS1zZWNyZXQtdmFsdWUtMA=="), "{body}");
+}
+
+#[tokio::test]
+async fn creates_updates_and_deletes_show_up_within_two_seconds() {
+    let env = TestEnv::from_env();
+    let cluster = &env.clusters[1];
+    let client = env.client(cluster).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let server = McServer::start(&env, "latency", Options::default()).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    let _ = cms.delete("latency", &DeleteParams::default()).await;
+    let query = format!("/v1/list_with_cluster?gvr=v1/configmaps&cluster={}&namespace={NS}&name=latency", cluster.name);
+    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "latency"}, "data": {"v": "1"}})).unwrap();
+
+    let t = Instant::now();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    eventually("create visible", Duration::from_secs(2), || async {
+        let (_, b) = server.get(&query).await;
+        (b.as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    eprintln!("create visible after {:?}", t.elapsed());
+
+    let t = Instant::now();
+    let patch = json!({"data": {"v": "2"}});
+    cms.patch("latency", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&patch)).await.unwrap();
+    eventually("update visible", Duration::from_secs(2), || async {
+        let (_, b) = server.get(&query).await;
+        (b.as_array()?.first()?["Object"]["data"]["v"] == "2").then_some(())
+    })
+    .await;
+    eprintln!("update visible after {:?}", t.elapsed());
+
+    let t = Instant::now();
+    cms.delete("latency", &DeleteParams::default()).await.unwrap();
+    eventually("delete visible", Duration::from_secs(2), || async {
+        let (_, b) = server.get(&query).await;
+        b.as_array()?.is_empty().then_some(())
+    })
+    .await;
+    eprintln!("delete visible after {:?}", t.elapsed());
+}
+
+#[tokio::test]
+async fn a_restart_reconciles_changes_made_while_the_server_was_down() {
+    let env = TestEnv::from_env();
+    for (backend, url) in backends(&env, "restart") {
+        let opts = Options { storage: Some(url), ..Default::default() };
+        let mut server = McServer::start(&env, &format!("restart-{backend}"), opts.clone()).await;
+        let client = env.client(&env.clusters[0]).await.unwrap();
+        ensure_namespace(&client, NS).await;
+        let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+        for name in ["gone-1", "gone-2"] {
+            let cm = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
+            create_ignoring_conflict(&cms, cm).await;
+        }
+        eventually("gone-* stored", Duration::from_secs(5), || async {
+            let (_, b) = server.get(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}&labelSelector=&limit=0")).await;
+            let names: Vec<String> = b.as_array()?.iter().filter_map(|o| o["metadata"]["name"].as_str().map(String::from)).collect();
+            (names.contains(&"gone-1".to_string()) && names.contains(&"gone-2".to_string())).then_some(())
+        })
+        .await;
+        server.stop();
+
+        for name in ["gone-1", "gone-2"] {
+            cms.delete(name, &DeleteParams::default()).await.unwrap();
+        }
+        let fresh = format!("fresh-{backend}");
+        let cm = serde_json::from_value(json!({"metadata": {"name": fresh}})).unwrap();
+        create_ignoring_conflict(&cms, cm).await;
+
+        let server = McServer::start(&env, &format!("restart-{backend}-2"), opts).await;
+        assert_store_equals_clusters(&env, &server, backend).await;
+        let (_, b) = server.get(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}&name=gone-1")).await;
+        assert_eq!(b, json!([]), "{backend}: deleted while down must be gone");
+        cms.delete(&fresh, &DeleteParams::default()).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "crd", Options::default()).await;
+    let cluster = &env.clusters[2];
+    let client = env.client(cluster).await.unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let crd: CustomResourceDefinition = serde_json::from_value(json!({
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "shortNames": ["wdg"]},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    }))
+    .unwrap();
+    let _ = crds.delete("widgets.example.com", &DeleteParams::default()).await;
+    eventually("old CRD gone", Duration::from_secs(30), || async {
+        crds.get_opt("widgets.example.com").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let start = Instant::now();
+    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let ar = kube::api::ApiResource {
+        group: "example.com".into(),
+        version: "v1".into(),
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    ensure_namespace(&client, NS).await;
+    let widgets: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, &ar);
+    let widget: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 3}
+    }))
+    .unwrap();
+    eventually("CRD established", Duration::from_secs(20), || async {
+        widgets.create(&PostParams::default(), &widget).await.ok().map(|_| ())
+    })
+    .await;
+    eventually("custom object listed", Duration::from_secs(30), || async {
+        let (status, b) = server.get("/v1/list_with_cluster?gvr=widgets&limit=0").await;
+        (status == StatusCode::OK && b.as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    eprintln!("custom object listed {:?} after the CRD was created", start.elapsed());
+    // Short names of the new type resolve too.
+    let (status, _) = server.get("/v1/list?gvr=wdg").await;
+    assert_eq!(status, StatusCode::OK);
+
+    // And a CRD that goes away takes its objects with it.
+    crds.delete("widgets.example.com", &DeleteParams::default()).await.unwrap();
+    eventually("type dropped", Duration::from_secs(30), || async {
+        let (status, _) = server.get("/v1/list?gvr=example.com/v1/widgets").await;
+        (status == StatusCode::NOT_FOUND).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn bad_inputs_get_clear_json_errors_with_fitting_status_codes() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "bad-input", Options::default()).await;
+    let cases = [
+        ("/v1/list?gvr=v1/podz", StatusCode::NOT_FOUND),
+        ("/v1/list?gvr=deploymnts", StatusCode::NOT_FOUND),
+        ("/v1/list?gvr=apps//deployments", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=a/b/c/d/e", StatusCode::BAD_REQUEST),
+        ("/v1/list", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&labelSelector=a%20in%20(", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&fieldSelector=metadata.name", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&limit=-1", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&limit=ten", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&continue=garbage", StatusCode::BAD_REQUEST),
+        ("/v1/list?gvr=v1/pods&cluster=nope", StatusCode::NOT_FOUND),
+        ("/v1/list?gvr=v1/pods&bogus=1", StatusCode::BAD_REQUEST),
+        ("/v2/whatever", StatusCode::NOT_FOUND),
+    ];
+    for (path, want) in cases {
+        let (status, body) = server.get(path).await;
+        assert_eq!(status, want, "{path}: {body}");
+        let msg = body["error"].as_str().unwrap_or_else(|| panic!("{path}: not a JSON error: {body}"));
+        assert!(!msg.is_empty() && !msg.contains('\n'), "{path}: {msg:?}");
+    }
+    let (_, body) = server.get("/v1/list?gvr=deploymnts").await;
+    let candidates = body["candidates"].as_array().expect("candidates");
+    assert!(candidates.iter().any(|c| c == "apps/v1/deployments"), "{body}");
+}
+
+#[tokio::test]
+async fn a_configured_token_is_required_on_v1() {
+    let env = TestEnv::from_env();
+    let config = config_with(&env, "token", "server:\n  token: s3cret");
+    let server = McServer::start(&env, "token", Options { config: Some(config), ..Default::default() }).await;
+    let (status, body) = server.get_anonymous("/v1/list?gvr=v1/pods").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body["error"].is_string());
+    let server = server.with_token("wrong");
+    let (status, _) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let server = server.with_token("s3cret");
+    let (status, _) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::OK);
+    // Probes stay open.
+    let (status, _) = server.get_anonymous("/healthz").await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn pagination_selectors_and_clusters_endpoint_work_together() {
+    let env = TestEnv::from_env();
+    futures::future::join_all(env.clusters.iter().map(|c| load_objects(&env, c))).await;
+    let server = McServer::start(&env, "paging", Options::default()).await;
+    // Pages of 37 give every object once, in a stable order.
+    let mut seen = Vec::new();
+    let mut token: Option<String> = None;
+    let http = reqwest::Client::new();
+    loop {
+        let mut url = format!("{}/v1/list_with_cluster?gvr=configmaps&namespace={NS}&labelSelector=tier&limit=37", server.url);
+        if let Some(t) = &token {
+            url.push_str(&format!("&continue={t}"));
+        }
+        let resp = http.get(url).send().await.unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        token = resp.headers().get("x-continue").map(|v| v.to_str().unwrap().to_string());
+        let page: Vec<serde_json::Value> = resp.json().await.unwrap();
+        seen.extend(page.iter().map(|i| (i["clusterName"].as_str().unwrap().to_string(), i["Object"]["metadata"]["name"].as_str().unwrap().to_string())));
+        if token.is_none() {
+            break;
+        }
+    }
+    assert_eq!(seen.len(), CONFIGMAPS * env.clusters.len());
+    let mut sorted = seen.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), seen.len(), "no duplicates across pages");
+
+    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=tier%3Deven&limit=0")).await;
+    assert_eq!(b.as_array().unwrap().len(), CONFIGMAPS / 2 * env.clusters.len());
+    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labels[tier]=odd&labels[idx]=7&limit=0")).await;
+    assert_eq!(b.as_array().unwrap().len(), env.clusters.len());
+    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=idx%20in%20(1,2,3),tier!%3Dodd&limit=0")).await;
+    assert_eq!(b.as_array().unwrap().len(), env.clusters.len(), "only idx=2 is even");
+    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&fieldSelector=metadata.name%3Dcm-0003&limit=0")).await;
+    assert_eq!(b.as_array().unwrap().len(), env.clusters.len());
+    let (_, b) = server.get(&format!("/v1/list?gvr=v1.configmaps&namespace={NS}")).await;
+    assert_eq!(b.as_array().unwrap().len(), 10, "the original's default limit");
+
+    let (status, clusters) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::OK);
+    let clusters = clusters.as_array().unwrap();
+    assert_eq!(clusters.len(), env.clusters.len());
+    for c in clusters {
+        assert_eq!(c["status"], "Ready", "{c}");
+        assert_eq!(c["version"], "v1.35.4");
+        assert!(c["resourceTypes"].as_u64().unwrap() > 20, "{c}");
+        assert!(c["host"].as_str().unwrap().starts_with("https://127.0.0.1:"));
+    }
+    assert_eq!(clusters.iter().filter(|c| c["isMaster"] == true).count(), 1);
+    let metrics = http.get(format!("{}/metrics", server.url)).send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("mc_cluster_ready{cluster=\"tencent1\"} 1"), "{metrics}");
+    let (status, doc) = server.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(doc["paths"]["/v1/list_with_cluster"].is_object());
+}
+
+/// Brings a cluster's API server back when dropped, so a failing test leaves the clusters whole.
+struct Restore<'a>(&'a TestEnv, String);
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        let _ = crate::testenv::testenv_command(&["start", "--dir", &self.0.dir.display().to_string(), &self.1]);
+    }
+}
+
+#[tokio::test]
+async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
+    let env = TestEnv::from_env();
+    let down = env.clusters.last().unwrap().clone();
+    let dir = env.dir.display().to_string();
+    crate::testenv::testenv_command(&["stop-apiserver", "--dir", &dir, &down.name]).unwrap();
+    let restore = Restore(&env, down.name.clone());
+
+    let start = Instant::now();
+    let server = McServer::start(&env, "down", Options::default()).await;
+    eprintln!("ready without {} after {:?}", down.name, start.elapsed());
+    let (_, clusters) = server.get("/v1/clusters").await;
+    let state = |name: &str| {
+        clusters.as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["status"].as_str().unwrap().to_string()
+    };
+    assert_eq!(state(&down.name), "NotReady", "{clusters}");
+    assert_eq!(state(&env.clusters[0].name), "Ready", "{clusters}");
+    let (status, _) = server.get("/v1/list?gvr=v1/pods&limit=0").await;
+    assert_eq!(status, StatusCode::OK, "the others are served");
+
+    drop(restore);
+    let client = env.client(&down).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    let cm = serde_json::from_value(json!({"metadata": {"name": "after-outage"}})).unwrap();
+    create_ignoring_conflict(&cms, cm).await;
+    eventually("the cluster comes back and syncs", Duration::from_secs(60), || async {
+        let (_, b) = server
+            .get(&format!("/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&name=after-outage", down.name))
+            .await;
+        (b.as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    let (_, clusters) = server.get("/v1/clusters").await;
+    let back = clusters.as_array().unwrap().iter().find(|c| c["name"] == down.name.as_str()).unwrap().clone();
+    assert_eq!(back["status"], "Ready", "{back}");
+    cms.delete("after-outage", &DeleteParams::default()).await.unwrap();
+}

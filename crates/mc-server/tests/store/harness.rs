@@ -1,0 +1,152 @@
+//! A fresh database per test, on the backend asked for.
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use mc_server::store::Store;
+use sqlx::{Connection as _, Executor as _};
+
+/// The backend a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Sqlite,
+    MySql,
+    Postgres,
+}
+
+/// What a scenario gets: the store under test and a side door to count table rows.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub store: Store,
+    pub kind: Kind,
+    url: String,
+}
+
+impl Ctx {
+    /// Rows of a table, read around the store (to see what its API does not show).
+    pub async fn table_rows(&self, table: &str) -> i64 {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        match self.kind {
+            Kind::Sqlite => {
+                let mut c = sqlx::SqliteConnection::connect(&self.url).await.unwrap();
+                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+            }
+            Kind::MySql => {
+                let mut c = sqlx::MySqlConnection::connect(&self.url).await.unwrap();
+                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+            }
+            Kind::Postgres => {
+                let mut c = sqlx::PgConnection::connect(&self.url).await.unwrap();
+                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+            }
+        }
+    }
+}
+
+fn server_url(var: &str) -> String {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => url,
+        _ => panic!(
+            "{var} is not set: these tests need real servers. Start them with \
+             `eval \"$(scripts/testdb up --dir /tmp/mc-testdb)\"` and run again \
+             (stop them with `scripts/testdb down --dir /tmp/mc-testdb`)"
+        ),
+    }
+}
+
+/// `scheme://user:pass@host:port/` + `db`, keeping any query string.
+fn with_database(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let base = match base[scheme_end..].find('/') {
+        Some(i) => &base[..scheme_end + i],
+        None => base,
+    };
+    format!("{base}/{db}{query}")
+}
+
+/// A short database name, unique per process and test.
+fn database_name(test: &str) -> String {
+    let hash = test.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("mc_t{}_{:08x}", std::process::id(), hash as u32)
+}
+
+enum Cleanup {
+    Dir(PathBuf),
+    MySql { admin: String, db: String },
+    Postgres { admin: String, db: String },
+}
+
+async fn prepare(kind: Kind, test: &str) -> (String, Cleanup) {
+    let db = database_name(test);
+    match kind {
+        Kind::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("mc-store-conformance-{db}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            (format!("sqlite://{}/mc.db", dir.display()), Cleanup::Dir(dir))
+        }
+        Kind::MySql => {
+            let admin = server_url("MC_TEST_MYSQL_URL");
+            let mut c = sqlx::MySqlConnection::connect(&admin).await.expect("connect to MC_TEST_MYSQL_URL");
+            c.execute(format!("DROP DATABASE IF EXISTS `{db}`").as_str()).await.unwrap();
+            c.execute(format!("CREATE DATABASE `{db}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin").as_str())
+                .await
+                .expect("create a test database (the user needs CREATE)");
+            (with_database(&admin, &db), Cleanup::MySql { admin, db })
+        }
+        Kind::Postgres => {
+            let admin = server_url("MC_TEST_POSTGRES_URL");
+            let mut c = sqlx::PgConnection::connect(&admin).await.expect("connect to MC_TEST_POSTGRES_URL");
+            c.execute(format!("DROP DATABASE IF EXISTS \"{db}\"").as_str()).await.unwrap();
+            c.execute(format!("CREATE DATABASE \"{db}\"").as_str())
+                .await
+                .expect("create a test database (the user needs CREATEDB)");
+            (with_database(&admin, &db), Cleanup::Postgres { admin, db })
+        }
+    }
+}
+
+async fn cleanup(c: Cleanup) {
+    match c {
+        Cleanup::Dir(dir) => {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        Cleanup::MySql { admin, db } => {
+            let mut c = sqlx::MySqlConnection::connect(&admin).await.unwrap();
+            c.execute(format!("DROP DATABASE IF EXISTS `{db}`").as_str()).await.unwrap();
+        }
+        Cleanup::Postgres { admin, db } => {
+            let mut c = sqlx::PgConnection::connect(&admin).await.unwrap();
+            c.execute(format!("DROP DATABASE IF EXISTS \"{db}\" WITH (FORCE)").as_str()).await.unwrap();
+        }
+    }
+}
+
+/// Runs one scenario in a fresh database; the database is dropped when the scenario passes and
+/// kept (for a look) when it fails.
+pub async fn run<F, Fut>(kind: Kind, test: &str, scenario: F)
+where
+    F: FnOnce(Ctx) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let (url, to_clean) = prepare(kind, test).await;
+    let store = Store::connect(&url).await.unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    let ctx = Ctx { store: store.clone(), kind, url };
+    // A task of its own: the store's futures must be Send, and a failure still reaches here.
+    let outcome = tokio::spawn(scenario(ctx)).await;
+    store.close().await;
+    match outcome {
+        Ok(()) => cleanup(to_clean).await,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+#[test]
+fn database_urls_are_rewritten() {
+    assert_eq!(with_database("mysql://u:p@h:1/mc", "x"), "mysql://u:p@h:1/x");
+    assert_eq!(with_database("postgres://u@h/mc?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
+    assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
+}

@@ -1,0 +1,541 @@
+//! The behaviour every backend must show. Each function gets a store with an empty database.
+
+use std::time::Instant;
+
+use mc_server::store::{Change, ClusterRow, Cursor, Error, Page, Query, StoredObject};
+use mc_types::Gvr;
+use mc_types::selector::{FieldSelector, LabelSelector};
+use serde_json::{Value, json};
+
+use crate::harness::Ctx;
+
+fn pods() -> Gvr {
+    Gvr::new("", "v1", "pods")
+}
+
+fn deployments() -> Gvr {
+    Gvr::new("apps", "v1", "deployments")
+}
+
+fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
+    let labels: serde_json::Map<String, Value> =
+        labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
+    let mut meta = json!({
+        "name": name, "uid": uid, "resourceVersion": "1", "labels": labels,
+        "creationTimestamp": "2024-02-29T12:34:56Z",
+    });
+    if let Some(ns) = ns {
+        meta["namespace"] = json!(ns);
+    }
+    let body = json!({"metadata": meta, "spec": {}, "status": {"phase": "Running"}});
+    StoredObject::from_json(gvr.clone(), "Kind", body).unwrap()
+}
+
+fn upsert(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> Change {
+    Change::Upsert(object(gvr, ns, name, uid, labels))
+}
+
+fn delete(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str) -> Change {
+    Change::Delete { gvr: gvr.clone(), namespace: ns.unwrap_or_default().into(), name: name.into(), uid: uid.into() }
+}
+
+fn names(page: &Page) -> Vec<String> {
+    page.items.iter().map(|(c, o)| format!("{c}/{}", o["metadata"]["name"].as_str().unwrap_or(""))).collect()
+}
+
+async fn list(ctx: &Ctx, q: Query) -> Vec<String> {
+    names(&ctx.store.query(&q).await.unwrap())
+}
+
+fn labels_query(text: &str) -> Query {
+    Query { labels: Some(LabelSelector::parse(text).unwrap()), ..Query::default() }
+}
+
+fn fields_query(text: &str) -> Query {
+    Query { fields: Some(FieldSelector::parse(text).unwrap()), ..Query::default() }
+}
+
+pub async fn upsert_then_delete_leaves_nothing(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[("app", "web")])]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    assert_eq!(ctx.table_rows("resource_labels").await, 1);
+    let page = s.query(&Query::default()).await.unwrap();
+    assert_eq!(names(&page), ["c1/a"]);
+    assert_eq!(page.items[0].1["metadata"]["labels"]["app"], "web");
+    assert_eq!(page.items[0].1["apiVersion"], "v1");
+    s.apply_batch("c1", vec![delete(&pods(), Some("ns"), "a", "u1")]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 0);
+    assert_eq!(ctx.table_rows("resources").await, 0);
+    assert_eq!(ctx.table_rows("resource_labels").await, 0);
+}
+
+pub async fn upsert_replaces_the_object_and_its_labels(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[("app", "web"), ("tier", "fe")])])
+        .await
+        .unwrap();
+    let mut changed = object(&pods(), Some("ns"), "a", "u1", &[("app", "db")]);
+    changed.object["status"]["phase"] = json!("Succeeded");
+    changed.resource_version = "2".into();
+    s.apply_batch("c1", vec![Change::Upsert(changed)]).await.unwrap();
+    assert_eq!(ctx.table_rows("resources").await, 1);
+    assert_eq!(ctx.table_rows("resource_labels").await, 1);
+    assert_eq!(list(&ctx, labels_query("app=db")).await, ["c1/a"]);
+    assert!(list(&ctx, labels_query("app=web")).await.is_empty());
+    assert!(list(&ctx, labels_query("tier")).await.is_empty());
+    let page = s.query(&Query::default()).await.unwrap();
+    assert_eq!(page.items[0].1["status"]["phase"], "Succeeded");
+    assert_eq!(s.list_keys("c1", &pods()).await.unwrap(), vec![("u1".to_string(), "2".to_string())]);
+}
+
+pub async fn a_batch_keeps_the_outcome_of_watch_order(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "old", "u0", &[])]).await.unwrap();
+    s.apply_batch(
+        "c1",
+        vec![
+            upsert(&pods(), Some("ns"), "a", "u1", &[]),
+            delete(&pods(), Some("ns"), "a", "u1"),
+            upsert(&pods(), Some("ns"), "a", "u2", &[("v", "2")]),
+            upsert(&pods(), Some("ns"), "b", "u3", &[]),
+            delete(&pods(), Some("ns"), "b", ""),
+            upsert(&pods(), Some("ns"), "c", "u4", &[]),
+            delete(&pods(), Some("ns"), "c", "u-older"),
+            delete(&pods(), Some("ns"), "old", "u0"),
+            upsert(&pods(), Some("ns"), "d", "u5", &[("v", "1")]),
+            upsert(&pods(), Some("ns"), "d", "u5", &[("v", "2")]),
+        ],
+    )
+    .await
+    .unwrap();
+    let page = s.query(&Query::default()).await.unwrap();
+    assert_eq!(names(&page), ["c1/a", "c1/c", "c1/d"]);
+    assert_eq!(page.items[0].1["metadata"]["uid"], "u2");
+    assert_eq!(list(&ctx, labels_query("v=2")).await, ["c1/a", "c1/d"]);
+    assert_eq!(ctx.table_rows("resource_labels").await, 2);
+    // An object recreated under the same name replaces the old row.
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u9", &[])]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 3);
+    assert_eq!(ctx.table_rows("resource_labels").await, 1);
+}
+
+pub async fn reconcile_makes_the_rows_exactly_the_list(ctx: Ctx) {
+    let s = &ctx.store;
+    let batch = vec![
+        upsert(&pods(), Some("ns"), "keep", "u1", &[("a", "1")]),
+        upsert(&pods(), Some("ns"), "unchanged", "u6", &[("a", "1")]),
+        upsert(&pods(), Some("ns"), "gone", "u2", &[("a", "1")]),
+        upsert(&pods(), Some("ns"), "recreated", "u3", &[("r", "old")]),
+        upsert(&deployments(), Some("ns"), "other-type", "u4", &[]),
+    ];
+    s.apply_batch("c1", batch.clone()).await.unwrap();
+    s.apply_batch("c2", batch).await.unwrap();
+    let live = vec![
+        object(&pods(), Some("ns"), "keep", "u1", &[("a", "2")]),
+        object(&pods(), Some("ns"), "unchanged", "u6", &[("a", "1")]),
+        object(&pods(), Some("ns"), "recreated", "u3b", &[("r", "new")]),
+        object(&pods(), Some("other"), "new", "u5", &[]),
+    ];
+    s.reconcile("c1", &pods(), live).await.unwrap();
+    let q = Query { cluster: Some("c1".into()), gvr: Some(pods()), ..Query::default() };
+    assert_eq!(list(&ctx, q).await, ["c1/keep", "c1/recreated", "c1/unchanged", "c1/new"]);
+    let mut keys = s.list_keys("c1", &pods()).await.unwrap();
+    keys.sort();
+    let uids: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+    assert_eq!(uids, ["u1", "u3b", "u5", "u6"]);
+    let c1 = Query { cluster: Some("c1".into()), ..labels_query("a=2") };
+    assert_eq!(list(&ctx, c1).await, ["c1/keep"]);
+    let c1 = Query { cluster: Some("c1".into()), ..labels_query("r") };
+    assert_eq!(list(&ctx, c1).await, ["c1/recreated"]);
+    let c1 = Query { cluster: Some("c1".into()), ..labels_query("r=old") };
+    assert!(list(&ctx, c1).await.is_empty());
+    // Other types and clusters untouched; labels of deleted rows gone.
+    assert_eq!(s.count("c1").await.unwrap(), 5);
+    assert_eq!(s.count("c2").await.unwrap(), 5);
+    assert_eq!(ctx.table_rows("resource_labels").await, 3 + 4);
+    // Reconciling the same list again changes nothing; an empty list empties the type.
+    s.reconcile("c1", &pods(), vec![object(&pods(), Some("ns"), "keep", "u1", &[("a", "2")])]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 2);
+    s.reconcile("c1", &pods(), vec![]).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    let err = s.reconcile("c1", &pods(), vec![object(&deployments(), None, "x", "u", &[])]).await;
+    assert!(matches!(err, Err(Error::InvalidObject(_))));
+}
+
+pub async fn label_selectors_of_every_operator(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch(
+        "c1",
+        vec![
+            upsert(&pods(), Some("ns"), "web", "u1", &[("app.kubernetes.io/name", "web"), ("env", "prod")]),
+            upsert(&pods(), Some("ns"), "db", "u2", &[("app.kubernetes.io/name", "db"), ("env", "dev")]),
+            upsert(&pods(), Some("ns"), "bare", "u3", &[]),
+        ],
+    )
+    .await
+    .unwrap();
+    s.apply_batch("c2", vec![upsert(&pods(), Some("ns"), "web", "u4", &[("app.kubernetes.io/name", "web")])])
+        .await
+        .unwrap();
+    let sel = |text: &'static str| {
+        let ctx = ctx.clone();
+        async move { list(&ctx, labels_query(text)).await }
+    };
+    assert_eq!(sel("app.kubernetes.io/name=web").await, ["c1/web", "c2/web"]);
+    assert_eq!(sel("app.kubernetes.io/name==web").await, ["c1/web", "c2/web"]);
+    assert_eq!(sel("app.kubernetes.io/name!=web").await, ["c1/bare", "c1/db"]);
+    assert_eq!(sel("env in (dev,prod)").await, ["c1/db", "c1/web"]);
+    assert_eq!(sel("env in (qa)").await, Vec::<String>::new());
+    assert_eq!(sel("env notin (prod)").await, ["c1/bare", "c1/db", "c2/web"]);
+    assert_eq!(sel("env").await, ["c1/db", "c1/web"]);
+    assert_eq!(sel("!env").await, ["c1/bare", "c2/web"]);
+    assert_eq!(sel("app.kubernetes.io/name,env=dev").await, ["c1/db"]);
+    assert_eq!(sel("app.kubernetes.io/name=web,!env").await, ["c2/web"]);
+    assert_eq!(sel("").await.len(), 4);
+    let q = Query { cluster: Some("c2".into()), ..labels_query("app.kubernetes.io/name=web") };
+    assert_eq!(list(&ctx, q).await, ["c2/web"]);
+    let original = Query {
+        labels: Some(LabelSelector::from_equalities([("env", "prod"), ("app.kubernetes.io/name", "web")]).unwrap()),
+        ..Query::default()
+    };
+    assert_eq!(list(&ctx, original).await, ["c1/web"]);
+}
+
+pub async fn field_selectors_on_columns_and_on_the_object(ctx: Ctx) {
+    let s = &ctx.store;
+    let mut running = object(&pods(), Some("a"), "p1", "u1", &[]);
+    running.object["spec"] = json!({"nodeName": "n1"});
+    let mut pending = object(&pods(), Some("b"), "p2", "u2", &[]);
+    pending.object["status"]["phase"] = json!("Pending");
+    let node = object(&Gvr::new("", "v1", "nodes"), None, "n1", "u3", &[]);
+    s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending), Change::Upsert(node)]).await.unwrap();
+    let pods_fields = |text: &'static str| {
+        let ctx = ctx.clone();
+        async move { list(&ctx, Query { gvr: Some(pods()), ..fields_query(text) }).await }
+    };
+    assert_eq!(pods_fields("metadata.name=p1").await, ["c1/p1"]);
+    assert_eq!(pods_fields("metadata.name!=p1").await, ["c1/p2"]);
+    assert_eq!(pods_fields("metadata.namespace=b").await, ["c1/p2"]);
+    assert_eq!(pods_fields("metadata.namespace!=a").await, ["c1/p2"]);
+    assert_eq!(pods_fields("status.phase=Pending").await, ["c1/p2"]);
+    assert_eq!(pods_fields("status.phase!=Pending").await, ["c1/p1"]);
+    assert_eq!(pods_fields("spec.nodeName=n1").await, ["c1/p1"]);
+    assert_eq!(pods_fields("spec.nodeName=").await, ["c1/p2"]);
+    assert_eq!(pods_fields("status.phase=Running,metadata.namespace=b").await, Vec::<String>::new());
+    assert_eq!(list(&ctx, fields_query("metadata.namespace=")).await, ["c1/n1"]);
+}
+
+pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
+    let s = &ctx.store;
+    let mut expected = Vec::new();
+    for cluster in ["c3", "c1", "c2"] {
+        let mut batch = Vec::new();
+        for i in 0..37 {
+            let ns = ["a", "b", "c"][i % 3];
+            let mut o = object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[("i", "x")]);
+            o.object["status"]["phase"] = json!(if i % 4 == 0 { "Pending" } else { "Running" });
+            batch.push(Change::Upsert(o));
+            let d = object(&deployments(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-d{i}"), &[]);
+            batch.push(Change::Upsert(d));
+            expected.push((cluster.to_string(), ns.to_string(), format!("p{i:02}")));
+        }
+        batch.push(upsert(&Gvr::new("", "v1", "nodes"), None, "node", &format!("{cluster}-n"), &[]));
+        s.apply_batch(cluster, batch).await.unwrap();
+    }
+    expected.sort();
+    let all = s.query(&Query::default()).await.unwrap();
+    assert_eq!(all.items.len(), 3 * 75);
+    assert!(all.next.is_none());
+    // Within a cluster: cluster-scoped first (namespace ""), then by namespace, name, group.
+    assert_eq!(all.items[0].1["metadata"]["name"], "node");
+    assert_eq!(all.items[1].1["apiVersion"], "v1");
+    assert_eq!(all.items[2].1["apiVersion"], "apps/v1");
+
+    let pods_only = s.query(&Query { gvr: Some(pods()), ..Query::default() }).await.unwrap();
+    let order: Vec<(String, String, String)> = pods_only
+        .items
+        .iter()
+        .map(|(c, o)| {
+            let m = &o["metadata"];
+            (c.clone(), m["namespace"].as_str().unwrap().into(), m["name"].as_str().unwrap().into())
+        })
+        .collect();
+    assert_eq!(order, expected);
+
+    let cases = [
+        (Query::default(), 225),
+        (Query { gvr: Some(pods()), ..Query::default() }, 111),
+        (Query { gvr: Some(pods()), cluster: Some("c2".into()), ..Query::default() }, 37),
+        (Query { namespace: Some("b".into()), ..labels_query("i=x") }, 36),
+        (Query { gvr: Some(pods()), ..fields_query("status.phase=Pending") }, 30),
+        (fields_query("status.phase=Pending,metadata.namespace!=a"), 18),
+    ];
+    for (q, total) in cases {
+        let unpaged = s.query(&q).await.unwrap();
+        assert_eq!(unpaged.items.len(), total, "{q:?}");
+        for limit in [1u32, 7, 10, 50, 500] {
+            let mut seen = Vec::new();
+            let mut q = Query { limit: Some(limit), ..q.clone() };
+            let mut pages = 0usize;
+            loop {
+                let page = s.query(&q).await.unwrap();
+                assert!(page.items.len() <= limit as usize);
+                seen.extend(page.items);
+                pages += 1;
+                match page.next {
+                    Some(cursor) => q.continue_after = Some(Cursor::decode(&cursor.encode()).unwrap()),
+                    None => break,
+                }
+            }
+            assert_eq!(seen, unpaged.items, "limit {limit}: every row once, in order");
+            assert_eq!(pages, total.div_ceil(limit as usize).max(1), "limit {limit}: no empty last page");
+        }
+    }
+    // limit 0 means all, as in the original API.
+    let zero = s.query(&Query { limit: Some(0), ..Query::default() }).await.unwrap();
+    assert_eq!(zero.items.len(), 225);
+}
+
+pub async fn a_bad_continue_token_is_an_error(ctx: Ctx) {
+    for token in ["", "not-hex", "abc", "7b7d", "5b2261225d"] {
+        let err = Cursor::decode(token).unwrap_err();
+        assert!(matches!(err, Error::BadCursor { .. }), "{token}: {err}");
+        assert!(!err.is_retryable());
+    }
+    // A well-formed cursor past the end yields an empty last page.
+    let past = Cursor {
+        cluster: "zzz".into(),
+        namespace: String::new(),
+        name: String::new(),
+        group: String::new(),
+        version: String::new(),
+        resource: String::new(),
+    };
+    ctx.store.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[])]).await.unwrap();
+    let page = ctx.store.query(&Query { continue_after: Some(past), ..Query::default() }).await.unwrap();
+    assert!(page.items.is_empty() && page.next.is_none());
+}
+
+fn cluster_row(name: &str) -> ClusterRow {
+    ClusterRow {
+        name: name.into(),
+        is_master: name == "c1",
+        status: "Healthy".into(),
+        version: "v1.35.4".into(),
+        platform: "linux/amd64".into(),
+        host: "https://127.0.0.1:6443".into(),
+        updated_at: 1_700_000_000,
+        info: json!({"types": 12, "lag": "1s"}),
+    }
+}
+
+pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
+    let s = &ctx.store;
+    for c in ["c1", "c2"] {
+        let batch = (0..50).map(|i| upsert(&pods(), Some("ns"), &format!("p{i}"), &format!("{c}-{i}"), &[("a", "b")]));
+        s.apply_batch(c, batch.collect()).await.unwrap();
+        s.upsert_cluster(&cluster_row(c)).await.unwrap();
+    }
+    assert_eq!(s.delete_cluster("c1").await.unwrap(), 50);
+    assert_eq!(s.count("c1").await.unwrap(), 0);
+    assert_eq!(s.count("c2").await.unwrap(), 50);
+    assert_eq!(ctx.table_rows("resource_labels").await, 50);
+    let clusters = s.list_clusters().await.unwrap();
+    assert_eq!(clusters, vec![cluster_row("c2")]);
+    assert!(list(&ctx, Query { cluster: Some("c1".into()), ..labels_query("a") }).await.is_empty());
+    assert_eq!(s.delete_cluster("c1").await.unwrap(), 0, "unjoin twice is harmless");
+}
+
+pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
+    let s = &ctx.store;
+    for c in ["c1", "c2"] {
+        let batch = (0..1200).map(|i| upsert(&pods(), Some("ns"), &format!("p{i:04}"), &format!("u{i}"), &[("a", "b")]));
+        s.apply_batch(c, batch.chain([upsert(&deployments(), Some("ns"), "d", "u-d", &[])]).collect()).await.unwrap();
+    }
+    let keep: std::collections::HashSet<String> = (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
+    assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), 900);
+    assert_eq!(s.count("c1").await.unwrap(), 301);
+    assert_eq!(s.count("c2").await.unwrap(), 1201);
+    assert_eq!(ctx.table_rows("resource_labels").await, 300 + 1200);
+    let mut kept: Vec<String> = s.list_keys("c1", &pods()).await.unwrap().into_iter().map(|k| k.0).collect();
+    kept.sort();
+    let mut want: Vec<String> = keep.into_iter().collect();
+    want.sort();
+    assert_eq!(kept, want);
+}
+
+pub async fn cluster_names_come_from_objects_and_rows(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch("b", vec![upsert(&pods(), Some("ns"), "a", "u1", &[])]).await.unwrap();
+    s.apply_batch("a", vec![upsert(&pods(), Some("ns"), "a", "u1", &[])]).await.unwrap();
+    s.upsert_cluster(&cluster_row("c")).await.unwrap();
+    s.upsert_cluster(&cluster_row("a")).await.unwrap();
+    assert_eq!(s.cluster_names().await.unwrap(), ["a", "b", "c"]);
+}
+
+pub async fn delete_gvr_removes_one_type_of_one_cluster(ctx: Ctx) {
+    let s = &ctx.store;
+    for c in ["c1", "c2"] {
+        let batch = vec![
+            upsert(&pods(), Some("ns"), "a", &format!("{c}-1"), &[("x", "y")]),
+            upsert(&pods(), Some("ns"), "b", &format!("{c}-2"), &[]),
+            upsert(&deployments(), Some("ns"), "a", &format!("{c}-3"), &[("x", "y")]),
+        ];
+        s.apply_batch(c, batch).await.unwrap();
+    }
+    assert_eq!(s.delete_gvr("c1", &pods()).await.unwrap(), 2);
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    assert_eq!(s.count("c2").await.unwrap(), 3);
+    assert_eq!(ctx.table_rows("resource_labels").await, 3);
+}
+
+pub async fn counts_and_keys(ctx: Ctx) {
+    let s = &ctx.store;
+    s.apply_batch(
+        "c1",
+        vec![
+            upsert(&pods(), Some("ns"), "a", "u1", &[]),
+            upsert(&pods(), Some("ns"), "b", "u2", &[]),
+            upsert(&deployments(), Some("ns"), "a", "u3", &[]),
+        ],
+    )
+    .await
+    .unwrap();
+    let counts = s.count_by_gvr("c1").await.unwrap();
+    assert_eq!(counts.len(), 2);
+    assert_eq!(counts.get(&pods()), Some(&2));
+    assert_eq!(counts.get(&deployments()), Some(&1));
+    assert!(s.count_by_gvr("nope").await.unwrap().is_empty());
+    assert_eq!(s.count("nope").await.unwrap(), 0);
+    let mut keys = s.list_keys("c1", &pods()).await.unwrap();
+    keys.sort();
+    assert_eq!(keys, vec![("u1".into(), "1".into()), ("u2".into(), "1".into())]);
+}
+
+pub async fn cluster_rows_round_trip(ctx: Ctx) {
+    let s = &ctx.store;
+    let mut row = cluster_row("c1");
+    s.upsert_cluster(&row).await.unwrap();
+    s.upsert_cluster(&cluster_row("c0")).await.unwrap();
+    row.status = "NotReady".into();
+    row.is_master = false;
+    row.updated_at += 60;
+    row.info = json!({"error": "connection refused", "nested": {"list": [1, 2]}});
+    s.upsert_cluster(&row).await.unwrap();
+    assert_eq!(s.list_clusters().await.unwrap(), vec![cluster_row("c0"), row]);
+}
+
+pub async fn one_object_under_two_types(ctx: Ctx) {
+    let s = &ctx.store;
+    let events = Gvr::new("", "v1", "events");
+    let k8s_events = Gvr::new("events.k8s.io", "v1", "events");
+    s.apply_batch(
+        "c1",
+        vec![
+            upsert(&events, Some("ns"), "e", "same-uid", &[("a", "b")]),
+            upsert(&k8s_events, Some("ns"), "e", "same-uid", &[("a", "b")]),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 2);
+    s.reconcile("c1", &events, vec![]).await.unwrap();
+    assert_eq!(list(&ctx, labels_query("a=b")).await, ["c1/e"]);
+    assert_eq!(s.count_by_gvr("c1").await.unwrap().keys().cloned().collect::<Vec<_>>(), vec![k8s_events]);
+}
+
+pub async fn names_compare_byte_for_byte(ctx: Ctx) {
+    let s = &ctx.store;
+    let batch = ["b", "B", "a", "A", "a-1", "a.1"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| upsert(&pods(), Some("ns"), n, &format!("u{i}"), &[("case", if i % 2 == 0 { "low" } else { "Low" })]))
+        .collect();
+    s.apply_batch("c1", batch).await.unwrap();
+    assert_eq!(s.count("c1").await.unwrap(), 6, "names differing in case are different objects");
+    let got = list(&ctx, Query::default()).await;
+    assert_eq!(got, ["c1/A", "c1/B", "c1/a", "c1/a-1", "c1/a.1", "c1/b"]);
+    assert_eq!(list(&ctx, labels_query("case=Low")).await, ["c1/A", "c1/B", "c1/a.1"]);
+    assert_eq!(list(&ctx, fields_query("metadata.name=a")).await, ["c1/a"]);
+}
+
+/// A pod of realistic size (~1.5 KiB of JSON).
+fn big_pod(i: usize, generation: u32) -> StoredObject {
+    let ns = format!("ns-{:02}", i % 40);
+    let name = format!("pod-{i:06}");
+    let tier = ["web", "db", "cache"][i % 3];
+    let body = json!({
+        "metadata": {
+            "name": name, "namespace": ns, "uid": format!("uid-{i:06}-{}", i * 7919),
+            "resourceVersion": format!("{}", 1000 + generation),
+            "creationTimestamp": "2024-02-29T12:34:56Z",
+            "labels": {"app": format!("app-{}", i % 100), "tier": tier,
+                       "pod-template-hash": format!("{:x}", i * 31), "generation": generation.to_string()},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                 "uid": format!("rs-{}", i % 500), "controller": true}],
+        },
+        "spec": {
+            "nodeName": format!("node-{}", i % 50),
+            "containers": [{
+                "name": "main", "image": "registry.example.com/team/app:1.2.3",
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                "env": [{"name": "MODE", "value": "production"}, {"name": "INDEX", "value": i.to_string()}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}},
+            }],
+        },
+        "status": {"phase": "Running", "podIP": format!("10.{}.{}.{}", i / 65536 % 256, i / 256 % 256, i % 256),
+                   "conditions": [{"type": "Ready", "status": "True"}]},
+    });
+    StoredObject::from_json(pods(), "Pod", body).unwrap()
+}
+
+pub async fn reconcile_of_30k_objects(ctx: Ctx) {
+    const N: usize = 30_000;
+    let s = &ctx.store;
+    let backend = format!("{:?}", ctx.kind);
+
+    let start = Instant::now();
+    let live: Vec<StoredObject> = (0..N).map(|i| big_pod(i, 0)).collect();
+    let build = start.elapsed();
+    let start = Instant::now();
+    s.reconcile("big", &pods(), live).await.unwrap();
+    let first = start.elapsed();
+    assert_eq!(s.count("big").await.unwrap(), N as u64);
+    assert_eq!(ctx.table_rows("resource_labels").await, 4 * N as i64);
+
+    let live: Vec<StoredObject> = (0..N).map(|i| big_pod(i, 0)).collect();
+    let start = Instant::now();
+    s.reconcile("big", &pods(), live).await.unwrap();
+    let unchanged = start.elapsed();
+
+    // A third changed, a third deleted, as many new ones.
+    let live: Vec<StoredObject> = (0..N)
+        .filter(|i| i % 3 != 2)
+        .map(|i| big_pod(i, if i % 3 == 1 { 1 } else { 0 }))
+        .chain((N..N + N / 3).map(|i| big_pod(i, 0)))
+        .collect();
+    let start = Instant::now();
+    s.reconcile("big", &pods(), live).await.unwrap();
+    let churn = start.elapsed();
+    assert_eq!(s.count("big").await.unwrap(), N as u64);
+    assert_eq!(ctx.table_rows("resource_labels").await, 4 * N as i64);
+    let q = Query { cluster: Some("big".into()), limit: Some(1), ..labels_query("generation=1") };
+    // First in order: namespace ns-00 holds pods 0, 40, 80, …; 40 % 3 == 1 was changed.
+    assert_eq!(s.query(&q).await.unwrap().items[0].1["metadata"]["name"], "pod-000040");
+
+    let start = Instant::now();
+    let q = Query { gvr: Some(pods()), limit: Some(500), ..labels_query("tier=db,app in (app-1,app-4)") };
+    let page = s.query(&q).await.unwrap();
+    let labelled = start.elapsed();
+    assert!(!page.items.is_empty());
+
+    let start = Instant::now();
+    assert_eq!(s.delete_cluster("big").await.unwrap(), N as u64);
+    let deleted = start.elapsed();
+    assert_eq!(ctx.table_rows("resource_labels").await, 0);
+    eprintln!(
+        "[{backend}] reconcile of {N} pods (built in {build:.2?}): first {first:.2?}, unchanged {unchanged:.2?}, \
+         1/3 changed + 1/3 replaced {churn:.2?}; label query page {labelled:.2?}; delete_cluster {deleted:.2?}"
+    );
+}
