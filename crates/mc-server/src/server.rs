@@ -19,11 +19,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
     info!(storage = %redact_url(&settings.storage_url), "store ready");
-    let (writer, writer_task) = writer::spawn(store.clone());
+    let (writer, notices, writer_task) = writer::spawn(store.clone());
     let registry = Arc::new(Registry::new());
     let sync = SyncContext {
         store: store.clone(),
         writer,
+        notices,
         prepare: Prepare { redact_secrets: settings.redact_secrets },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),

@@ -65,7 +65,9 @@ impl IntoResponse for ApiError {
 impl From<crate::store::Error> for ApiError {
     fn from(e: crate::store::Error) -> Self {
         match e {
-            crate::store::Error::BadCursor(_) => ApiError::bad_request(format!("invalid continue token: {e}")),
+            crate::store::Error::BadCursor(_) => {
+                ApiError::bad_request(format!("invalid continue token: {e}"))
+            }
             other => ApiError::internal("storage error", &other),
         }
     }

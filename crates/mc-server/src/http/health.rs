@@ -12,7 +12,10 @@ use super::{ApiError, AppState};
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz)).route("/metrics", get(metrics))
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
 }
 
 async fn healthz() -> Json<serde_json::Value> {

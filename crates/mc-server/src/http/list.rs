@@ -34,6 +34,8 @@ pub struct ListRequest {
     field_selector: Option<String>,
     limit: Option<String>,
     continue_token: Option<String>,
+    /// Stream changes after the current objects (newline-delimited JSON).
+    pub watch: bool,
 }
 
 impl ListRequest {
@@ -51,6 +53,17 @@ impl ListRequest {
                 "fieldSelector" => r.field_selector = non_empty(v),
                 "limit" => r.limit = Some(v),
                 "continue" => r.continue_token = non_empty(v),
+                "watch" => {
+                    r.watch = match v.as_str() {
+                        "true" | "1" => true,
+                        "false" | "0" | "" => false,
+                        _ => {
+                            return Err(ApiError::bad_request(format!(
+                                "watch must be true or false, got \"{v}\""
+                            )));
+                        }
+                    }
+                }
                 _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
                     Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
                     _ => return Err(ApiError::bad_request(format!("unknown query parameter \"{k}\""))),
@@ -63,7 +76,9 @@ impl ListRequest {
     /// Resolves names and selectors against the registry's discovery data.
     pub fn to_query(&self, state: &AppState) -> ApiResult<StoreQuery> {
         let gvr_text = self.gvr.as_deref().ok_or_else(|| {
-            ApiError::bad_request("missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)")
+            ApiError::bad_request(
+                "missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)",
+            )
         })?;
         let spec = GvrSpec::parse(gvr_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
         let catalog = ResourceCatalog::new(state.registry.catalog());
@@ -85,7 +100,10 @@ impl ListRequest {
         let mut labels = if self.labels.is_empty() {
             None
         } else {
-            Some(LabelSelector::from_equalities(self.labels.iter().cloned()).map_err(|e| ApiError::bad_request(e.to_string()))?)
+            Some(
+                LabelSelector::from_equalities(self.labels.iter().cloned())
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+            )
         };
         if let Some(text) = &self.label_selector {
             let parsed = LabelSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -106,12 +124,21 @@ impl ListRequest {
             Some(text) => match text.parse::<i64>() {
                 Ok(0) => None,
                 Ok(n) if n > 0 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-                Ok(_) => return Err(ApiError::bad_request(format!("limit must be 0 (all) or positive, got {text}"))),
-                Err(_) => return Err(ApiError::bad_request(format!("limit must be a number, got \"{text}\""))),
+                Ok(_) => {
+                    return Err(ApiError::bad_request(format!(
+                        "limit must be 0 (all) or positive, got {text}"
+                    )));
+                }
+                Err(_) => {
+                    return Err(ApiError::bad_request(format!("limit must be a number, got \"{text}\"")));
+                }
             },
         };
         let continue_after = match &self.continue_token {
-            Some(t) => Some(Cursor::decode(t).map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?),
+            Some(t) => Some(
+                Cursor::decode(t)
+                    .map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?,
+            ),
             None => None,
         };
         Ok(StoreQuery {
@@ -127,10 +154,20 @@ impl ListRequest {
     }
 }
 
-async fn run(state: &AppState, pairs: Vec<(String, String)>) -> ApiResult<(Vec<(String, serde_json::Value)>, Option<String>)> {
-    let query = ListRequest::from_pairs(pairs)?.to_query(state)?;
+/// A page, or a watch stream.
+enum Outcome {
+    Page(Vec<(String, serde_json::Value)>, Option<String>),
+    Watch(Response),
+}
+
+async fn run(state: &AppState, pairs: Vec<(String, String)>) -> ApiResult<Outcome> {
+    let request = ListRequest::from_pairs(pairs)?;
+    let query = request.to_query(state)?;
+    if request.watch {
+        return Ok(Outcome::Watch(super::watch::stream(state, query).await?));
+    }
     let page = state.store.query(&query).await?;
-    Ok((page.items, page.next.map(|c| c.encode())))
+    Ok(Outcome::Page(page.items, page.next.map(|c| c.encode())))
 }
 
 fn with_continue<T: IntoResponse>(body: T, next: Option<String>) -> Response {
@@ -142,8 +179,14 @@ fn with_continue<T: IntoResponse>(body: T, next: Option<String>) -> Response {
 }
 
 /// `GET /v1/list`: a JSON array of objects.
-async fn list(State(state): State<AppState>, Query(pairs): Query<Vec<(String, String)>>) -> ApiResult<Response> {
-    let (items, next) = run(&state, pairs).await?;
+async fn list(
+    State(state): State<AppState>,
+    Query(pairs): Query<Vec<(String, String)>>,
+) -> ApiResult<Response> {
+    let (items, next) = match run(&state, pairs).await? {
+        Outcome::Page(items, next) => (items, next),
+        Outcome::Watch(resp) => return Ok(resp),
+    };
     let objects: Vec<serde_json::Value> = items.into_iter().map(|(_, o)| o).collect();
     Ok(with_continue(Json(objects), next))
 }
@@ -153,8 +196,13 @@ async fn list_with_cluster(
     State(state): State<AppState>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    let (items, next) = run(&state, pairs).await?;
-    let items: Vec<ListWithClusterItem> =
-        items.into_iter().map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object }).collect();
+    let (items, next) = match run(&state, pairs).await? {
+        Outcome::Page(items, next) => (items, next),
+        Outcome::Watch(resp) => return Ok(resp),
+    };
+    let items: Vec<ListWithClusterItem> = items
+        .into_iter()
+        .map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object })
+        .collect();
     Ok(with_continue(Json(items), next))
 }

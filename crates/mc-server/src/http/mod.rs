@@ -5,6 +5,7 @@ pub mod error;
 pub mod health;
 pub mod list;
 pub mod openapi;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -50,7 +51,11 @@ pub fn router(state: AppState) -> Router {
 }
 
 async fn not_found(req: Request) -> ApiError {
-    ApiError::not_found(format!("no such endpoint: {} {} (see /openapi.json)", req.method(), req.uri().path()))
+    ApiError::not_found(format!(
+        "no such endpoint: {} {} (see /openapi.json)",
+        req.method(),
+        req.uri().path()
+    ))
 }
 
 /// Bearer-token check for `/v1` (constant-time comparison).
@@ -62,7 +67,10 @@ async fn require_token(State(state): State<AppState>, req: Request, next: Next) 
             .and_then(|h| h.to_str().ok())
             .and_then(|h| h.strip_prefix("Bearer "));
         match given {
-            None => return ApiError::unauthorized("missing bearer token (Authorization: Bearer <token>)").into_response(),
+            None => {
+                return ApiError::unauthorized("missing bearer token (Authorization: Bearer <token>)")
+                    .into_response();
+            }
             Some(g) if !constant_time_eq(g.as_bytes(), token.as_bytes()) => {
                 return ApiError::unauthorized("invalid bearer token").into_response();
             }

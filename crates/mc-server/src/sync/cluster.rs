@@ -11,10 +11,10 @@ use mc_types::gvr::ResourceInfo;
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::{info, warn};
 
+use super::SyncContext;
 use super::discovery::{Filter, discover};
 use super::watch::watch_type;
 use super::writer::Msg;
-use super::SyncContext;
 use crate::clusters::{Cluster, connect};
 
 /// How often the cluster is probed and rediscovered (new CRDs show up within this).

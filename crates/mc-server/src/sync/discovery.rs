@@ -20,7 +20,8 @@ pub struct Filter {
 impl Filter {
     /// The defaults of SPEC §3 plus extra exclusions.
     pub fn new(extra_groups: &[String], extra_resources: &[String], allow: Vec<String>) -> Self {
-        let mut exclude_groups: BTreeSet<String> = DEFAULT_EXCLUDED_GROUPS.iter().map(|s| s.to_string()).collect();
+        let mut exclude_groups: BTreeSet<String> =
+            DEFAULT_EXCLUDED_GROUPS.iter().map(|s| s.to_string()).collect();
         exclude_groups.extend(extra_groups.iter().cloned());
         let mut exclude_resources: BTreeSet<String> =
             DEFAULT_EXCLUDED_RESOURCES.iter().map(|s| s.to_string()).collect();

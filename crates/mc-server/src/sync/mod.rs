@@ -20,6 +20,8 @@ pub struct SyncContext {
     pub store: Store,
     /// The writer's queue.
     pub writer: writer::Sender,
+    /// Changes written, for watch streams.
+    pub notices: writer::Notices,
     /// Object preparation (redaction).
     pub prepare: Prepare,
     /// Global type exclusions (per-cluster allow-lists are added per cluster).

@@ -91,7 +91,12 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 None => continue,
             },
             watcher::Event::Delete(obj) => {
-                let key = (gvr.clone(), obj.namespace().unwrap_or_default(), obj.name_any(), obj.uid().unwrap_or_default());
+                let key = (
+                    gvr.clone(),
+                    obj.namespace().unwrap_or_default(),
+                    obj.name_any(),
+                    obj.uid().unwrap_or_default(),
+                );
                 Msg::Delete(cluster.clone(), Box::new(key), now)
             }
         };

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
-use tokio::sync::{mpsc, oneshot};
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
 use crate::clusters::Cluster;
@@ -42,10 +43,33 @@ pub enum Msg {
 /// Sending half used by the watchers.
 pub type Sender = mpsc::Sender<Msg>;
 
+/// A change that reached the store, for watch streams.
+#[derive(Debug)]
+pub struct Notice {
+    /// The cluster.
+    pub cluster: String,
+    /// The type.
+    pub gvr: Gvr,
+    /// Namespace (`""` for cluster-scoped objects).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `true` for a deletion.
+    pub deleted: bool,
+    /// Labels of the object (empty for deletions).
+    pub labels: BTreeMap<String, String>,
+    /// The object as stored; for deletions only its identity.
+    pub object: Value,
+}
+
+/// Subscribers to the changes written (watch streams).
+pub type Notices = broadcast::Sender<Arc<Notice>>;
+
 /// Starts the writer task; it ends when every sender is gone.
-pub fn spawn(store: Store) -> (Sender, tokio::task::JoinHandle<()>) {
+pub fn spawn(store: Store) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(10_000);
-    (tx, tokio::spawn(run(store, rx)))
+    let (notices, _) = broadcast::channel(4096);
+    (tx, notices.clone(), tokio::spawn(run(store, rx, notices)))
 }
 
 #[derive(Default)]
@@ -54,7 +78,7 @@ struct Pending {
     oldest: Option<Instant>,
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>) {
+async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -65,12 +89,12 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>) {
                 Ok(None) | Err(_) => break,
             }
         }
-        write(&store, std::mem::take(&mut batch)).await;
+        write(&store, &notices, std::mem::take(&mut batch)).await;
     }
 }
 
 /// Writes one batch: data changes grouped per cluster, control messages in order.
-async fn write(store: &Store, batch: Vec<Msg>) {
+async fn write(store: &Store, notices: &Notices, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
     for msg in batch {
         match msg {
@@ -80,7 +104,7 @@ async fn write(store: &Store, batch: Vec<Msg>) {
                 push(&mut pending, c, Change::Delete { gvr, namespace, name, uid }, t)
             }
             Msg::InitDone { cluster, gvr, keep } => {
-                flush(store, &mut pending).await;
+                flush(store, notices, &mut pending).await;
                 if let Err(e) = store.delete_missing(cluster.name(), &gvr, &keep).await {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed");
                 }
@@ -93,18 +117,18 @@ async fn write(store: &Store, batch: Vec<Msg>) {
                 });
             }
             Msg::DropGvr(cluster, gvr) => {
-                flush(store, &mut pending).await;
+                flush(store, notices, &mut pending).await;
                 if let Err(e) = store.delete_gvr(cluster.name(), &gvr).await {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "dropping a removed type failed");
                 }
             }
             Msg::DropCluster(name, reply) => {
-                flush(store, &mut pending).await;
+                flush(store, notices, &mut pending).await;
                 let _ = reply.send(store.delete_cluster(&name).await);
             }
         }
     }
-    flush(store, &mut pending).await;
+    flush(store, notices, &mut pending).await;
 }
 
 fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>, ch: Change, t: Instant) {
@@ -113,14 +137,23 @@ fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
 }
 
-async fn flush(store: &Store, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
+async fn flush(store: &Store, notices: &Notices, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
     for (name, (cluster, p)) in std::mem::take(pending) {
         if p.changes.is_empty() {
             continue;
         }
         let n = p.changes.len();
+        // Only pay for copies when someone watches.
+        let copies: Vec<Notice> = if notices.receiver_count() > 0 {
+            p.changes.iter().map(|c| notice(&name, c)).collect()
+        } else {
+            Vec::new()
+        };
         match store.apply_batch(&name, p.changes).await {
             Ok(()) => {
+                for c in copies {
+                    let _ = notices.send(Arc::new(c));
+                }
                 let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
                 cluster.update(|s| {
                     s.last_event = Some(Timestamp::now());
@@ -129,6 +162,37 @@ async fn flush(store: &Store, pending: &mut BTreeMap<String, (Arc<Cluster>, Pend
                 debug!(cluster = %name, changes = n, "batch written");
             }
             Err(e) => warn!(cluster = %name, changes = n, error = %e, "writing a batch failed"),
+        }
+    }
+}
+
+fn notice(cluster: &str, change: &Change) -> Notice {
+    match change {
+        Change::Upsert(o) => Notice {
+            cluster: cluster.to_string(),
+            gvr: o.gvr.clone(),
+            namespace: o.namespace.clone(),
+            name: o.name.clone(),
+            deleted: false,
+            labels: o.labels.clone(),
+            object: o.object.clone(),
+        },
+        Change::Delete { gvr, namespace, name, uid } => {
+            let mut meta = serde_json::Map::new();
+            meta.insert("name".into(), Value::String(name.clone()));
+            if !namespace.is_empty() {
+                meta.insert("namespace".into(), Value::String(namespace.clone()));
+            }
+            meta.insert("uid".into(), Value::String(uid.clone()));
+            Notice {
+                cluster: cluster.to_string(),
+                gvr: gvr.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+                deleted: true,
+                labels: BTreeMap::new(),
+                object: serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta}),
+            }
         }
     }
 }

@@ -12,7 +12,9 @@ use crate::testenv::TestEnv;
 /// Storage backends every store test runs on.
 pub fn backends(env: &TestEnv, test: &str) -> Vec<(&'static str, String)> {
     let mysql = std::env::var("MC_TEST_MYSQL_URL").unwrap_or_else(|_| {
-        panic!("MC_TEST_MYSQL_URL is not set: run scripts/test.sh, or `eval \"$(scripts/testdb up --dir DIR)\"`")
+        panic!(
+            "MC_TEST_MYSQL_URL is not set: run scripts/test.sh, or `eval \"$(scripts/testdb up --dir DIR)\"`"
+        )
     });
     let postgres = std::env::var("MC_TEST_POSTGRES_URL").unwrap_or_else(|_| {
         panic!("MC_TEST_POSTGRES_URL is not set: run scripts/test.sh, or `eval \"$(scripts/testdb up --dir DIR)\"`")
@@ -101,7 +103,11 @@ impl McServer {
         loop {
             if let Some(c) = self.child.as_mut() {
                 if let Ok(Some(status)) = c.try_wait() {
-                    panic!("mc-server exited with {status}; log: {}\n{}", self.log.display(), tail(&self.log));
+                    panic!(
+                        "mc-server exited with {status}; log: {}\n{}",
+                        self.log.display(),
+                        tail(&self.log)
+                    );
                 }
             }
             if let Ok(r) = self.http.get(format!("{}/readyz", self.url)).send().await {
@@ -110,7 +116,11 @@ impl McServer {
                 }
             }
             if start.elapsed() > timeout {
-                panic!("mc-server not ready after {timeout:?}; log: {}\n{}", self.log.display(), tail(&self.log));
+                panic!(
+                    "mc-server not ready after {timeout:?}; log: {}\n{}",
+                    self.log.display(),
+                    tail(&self.log)
+                );
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }

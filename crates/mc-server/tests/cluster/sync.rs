@@ -96,7 +96,12 @@ async fn load_objects(env: &TestEnv, cluster: &Cluster) {
 }
 
 /// `(cluster, namespace, name)` of every object of a type in every cluster, from the API servers.
-async fn cluster_keys(env: &TestEnv, api_version: &str, kind: &str, plural: &str) -> Vec<(String, String, String)> {
+async fn cluster_keys(
+    env: &TestEnv,
+    api_version: &str,
+    kind: &str,
+    plural: &str,
+) -> Vec<(String, String, String)> {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
     let ar = kube::api::ApiResource {
         group: group.into(),
@@ -150,9 +155,15 @@ async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backe
     let env = TestEnv::from_env();
     futures::future::join_all(env.clusters.iter().map(|c| load_objects(&env, c))).await;
     for (backend, url) in backends(&env, "exact") {
-        let server = McServer::start(&env, &format!("exact-{backend}"), Options { storage: Some(url), ..Default::default() }).await;
+        let server = McServer::start(
+            &env,
+            &format!("exact-{backend}"),
+            Options { storage: Some(url), ..Default::default() },
+        )
+        .await;
         assert_store_equals_clusters(&env, &server, backend).await;
-        let (_, body) = server.get(&format!("/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&limit=0")).await;
+        let (_, body) =
+            server.get(&format!("/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&limit=0")).await;
         assert_eq!(body.as_array().unwrap().len(), CONFIGMAPS * env.clusters.len(), "{backend}");
     }
 }
@@ -173,7 +184,8 @@ async fn secret_values_never_appear_in_api_output() {
 
     // Redaction can be turned off in the config.
     let config = config_with(&env, "no-redact", "sync:\n  redactSecrets: false");
-    let server = McServer::start(&env, "no-redact", Options { config: Some(config), ..Default::default() }).await;
+    let server =
+        McServer::start(&env, "no-redact", Options { config: Some(config), ..Default::default() }).await;
     let (_, body) = server.get(&format!("/v1/list?gvr=v1/secrets&namespace={NS}&name=secret-000")).await;
     assert!(body.to_string().contains("dmVyeS1zZWNyZXQtdmFsdWUtMA=="), "{body}");
 }
@@ -187,8 +199,12 @@ async fn creates_updates_and_deletes_show_up_within_two_seconds() {
     let server = McServer::start(&env, "latency", Options::default()).await;
     let cms: Api<ConfigMap> = Api::namespaced(client, NS);
     let _ = cms.delete("latency", &DeleteParams::default()).await;
-    let query = format!("/v1/list_with_cluster?gvr=v1/configmaps&cluster={}&namespace={NS}&name=latency", cluster.name);
-    let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "latency"}, "data": {"v": "1"}})).unwrap();
+    let query = format!(
+        "/v1/list_with_cluster?gvr=v1/configmaps&cluster={}&namespace={NS}&name=latency",
+        cluster.name
+    );
+    let cm: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "latency"}, "data": {"v": "1"}})).unwrap();
 
     let t = Instant::now();
     cms.create(&PostParams::default(), &cm).await.unwrap();
@@ -233,8 +249,14 @@ async fn a_restart_reconciles_changes_made_while_the_server_was_down() {
             create_ignoring_conflict(&cms, cm).await;
         }
         eventually("gone-* stored", Duration::from_secs(5), || async {
-            let (_, b) = server.get(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}&labelSelector=&limit=0")).await;
-            let names: Vec<String> = b.as_array()?.iter().filter_map(|o| o["metadata"]["name"].as_str().map(String::from)).collect();
+            let (_, b) = server
+                .get(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}&labelSelector=&limit=0"))
+                .await;
+            let names: Vec<String> = b
+                .as_array()?
+                .iter()
+                .filter_map(|o| o["metadata"]["name"].as_str().map(String::from))
+                .collect();
             (names.contains(&"gone-1".to_string()) && names.contains(&"gone-2".to_string())).then_some(())
         })
         .await;
@@ -375,7 +397,10 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
     let mut token: Option<String> = None;
     let http = reqwest::Client::new();
     loop {
-        let mut url = format!("{}/v1/list_with_cluster?gvr=configmaps&namespace={NS}&labelSelector=tier&limit=37", server.url);
+        let mut url = format!(
+            "{}/v1/list_with_cluster?gvr=configmaps&namespace={NS}&labelSelector=tier&limit=37",
+            server.url
+        );
         if let Some(t) = &token {
             url.push_str(&format!("&continue={t}"));
         }
@@ -383,7 +408,12 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
         assert_eq!(resp.status(), StatusCode::OK);
         token = resp.headers().get("x-continue").map(|v| v.to_str().unwrap().to_string());
         let page: Vec<serde_json::Value> = resp.json().await.unwrap();
-        seen.extend(page.iter().map(|i| (i["clusterName"].as_str().unwrap().to_string(), i["Object"]["metadata"]["name"].as_str().unwrap().to_string())));
+        seen.extend(page.iter().map(|i| {
+            (
+                i["clusterName"].as_str().unwrap().to_string(),
+                i["Object"]["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        }));
         if token.is_none() {
             break;
         }
@@ -394,13 +424,19 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
     sorted.dedup();
     assert_eq!(sorted.len(), seen.len(), "no duplicates across pages");
 
-    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=tier%3Deven&limit=0")).await;
+    let (_, b) =
+        server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=tier%3Deven&limit=0")).await;
     assert_eq!(b.as_array().unwrap().len(), CONFIGMAPS / 2 * env.clusters.len());
-    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labels[tier]=odd&labels[idx]=7&limit=0")).await;
+    let (_, b) =
+        server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labels[tier]=odd&labels[idx]=7&limit=0")).await;
     assert_eq!(b.as_array().unwrap().len(), env.clusters.len());
-    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=idx%20in%20(1,2,3),tier!%3Dodd&limit=0")).await;
+    let (_, b) = server
+        .get(&format!("/v1/list?gvr=cm&namespace={NS}&labelSelector=idx%20in%20(1,2,3),tier!%3Dodd&limit=0"))
+        .await;
     assert_eq!(b.as_array().unwrap().len(), env.clusters.len(), "only idx=2 is even");
-    let (_, b) = server.get(&format!("/v1/list?gvr=cm&namespace={NS}&fieldSelector=metadata.name%3Dcm-0003&limit=0")).await;
+    let (_, b) = server
+        .get(&format!("/v1/list?gvr=cm&namespace={NS}&fieldSelector=metadata.name%3Dcm-0003&limit=0"))
+        .await;
     assert_eq!(b.as_array().unwrap().len(), env.clusters.len());
     let (_, b) = server.get(&format!("/v1/list?gvr=v1.configmaps&namespace={NS}")).await;
     assert_eq!(b.as_array().unwrap().len(), 10, "the original's default limit");
@@ -428,7 +464,8 @@ struct Restore<'a>(&'a TestEnv, String);
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
-        let _ = crate::testenv::testenv_command(&["start", "--dir", &self.0.dir.display().to_string(), &self.1]);
+        let _ =
+            crate::testenv::testenv_command(&["start", "--dir", &self.0.dir.display().to_string(), &self.1]);
     }
 }
 
@@ -445,7 +482,10 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
     eprintln!("ready without {} after {:?}", down.name, start.elapsed());
     let (_, clusters) = server.get("/v1/clusters").await;
     let state = |name: &str| {
-        clusters.as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["status"].as_str().unwrap().to_string()
+        clusters.as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     assert_eq!(state(&down.name), "NotReady", "{clusters}");
     assert_eq!(state(&env.clusters[0].name), "Ready", "{clusters}");
@@ -460,7 +500,10 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
     create_ignoring_conflict(&cms, cm).await;
     eventually("the cluster comes back and syncs", Duration::from_secs(60), || async {
         let (_, b) = server
-            .get(&format!("/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&name=after-outage", down.name))
+            .get(&format!(
+                "/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&name=after-outage",
+                down.name
+            ))
             .await;
         (b.as_array()?.len() == 1).then_some(())
     })
@@ -469,4 +512,41 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
     let back = clusters.as_array().unwrap().iter().find(|c| c["name"] == down.name.as_str()).unwrap().clone();
     assert_eq!(back["status"], "Ready", "{back}");
     cms.delete("after-outage", &DeleteParams::default()).await.unwrap();
+}
+
+#[tokio::test]
+async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
+    use tokio::io::AsyncBufReadExt;
+    let env = TestEnv::from_env();
+    let cluster = &env.clusters[0];
+    let client = env.client(cluster).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    let _ = cms.delete("watched", &DeleteParams::default()).await;
+    let server = McServer::start(&env, "watch", Options::default()).await;
+    let url = format!(
+        "{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&name=watched&watch=true",
+        server.url
+    );
+    let resp = reqwest::get(url).await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(resp.headers()["content-type"], "application/x-ndjson");
+    let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
+    let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
+
+    let cm = serde_json::from_value(json!({"metadata": {"name": "watched"}, "data": {"v": "1"}})).unwrap();
+    create_ignoring_conflict(&cms, cm).await;
+    let ev = next(&mut lines).await;
+    assert_eq!(ev["type"], "MODIFIED", "{ev}");
+    assert_eq!(ev["clusterName"], cluster.name.as_str());
+    assert_eq!(ev["object"]["metadata"]["name"], "watched");
+    cms.delete("watched", &DeleteParams::default()).await.unwrap();
+    let ev = next(&mut lines).await;
+    assert_eq!(ev["type"], "DELETED", "{ev}");
+}
+
+async fn next<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> serde_json::Value {
+    let line =
+        tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await.expect("an event within 5s");
+    serde_json::from_str(&line.unwrap().expect("stream open")).unwrap()
 }

@@ -39,7 +39,10 @@ impl TestEnv {
         let clusters = list
             .lines()
             .filter_map(|l| l.split_whitespace().nth(1))
-            .map(|name| Cluster { name: name.to_string(), kubeconfig: dir.join(format!("{name}.kubeconfig")) })
+            .map(|name| Cluster {
+                name: name.to_string(),
+                kubeconfig: dir.join(format!("{name}.kubeconfig")),
+            })
             .collect::<Vec<_>>();
         if clusters.is_empty() {
             bail!("the clusters file lists no cluster");

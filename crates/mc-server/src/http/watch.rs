@@ -1,0 +1,78 @@
+//! Watch streams: the list endpoints with `watch=true` answer newline-delimited JSON events,
+//! first the current objects as ADDED, then every change written to the store.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures::stream;
+use mc_types::api::{WatchEvent, WatchEventType};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::{ApiResult, AppState};
+use crate::store::Query;
+use crate::sync::writer::Notice;
+
+/// Starts a watch: subscribes first (so nothing between snapshot and stream is lost), then
+/// sends the snapshot, then the matching changes.
+pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
+    let rx = state.sync.notices.subscribe();
+    query.limit = None;
+    query.continue_after = None;
+    let snapshot = state.store.query(&query).await?;
+    let initial: Vec<Bytes> = snapshot
+        .items
+        .into_iter()
+        .map(|(cluster_name, object)| line(WatchEvent { kind: WatchEventType::Added, cluster_name, object }))
+        .collect();
+    let query = Arc::new(query);
+    let snapshot = stream::iter(initial.into_iter().map(Ok::<_, std::convert::Infallible>));
+    let changes = stream::unfold((Some(rx), query), |(rx, query)| async move {
+        let mut rx = rx?;
+        loop {
+            match rx.recv().await {
+                Ok(n) if matches(&query, &n) => {
+                    let kind = if n.deleted { WatchEventType::Deleted } else { WatchEventType::Modified };
+                    let ev = WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.clone() };
+                    return Some((Ok(line(ev)), (Some(rx), query)));
+                }
+                Ok(_) => continue,
+                Err(RecvError::Lagged(missed)) => {
+                    // The client fell behind; tell it and end so it can list and watch again.
+                    let ev = WatchEvent {
+                        kind: WatchEventType::Error,
+                        cluster_name: String::new(),
+                        object: serde_json::json!({"error": format!("watch fell behind by {missed} events; list and watch again")}),
+                    };
+                    return Some((Ok(line(ev)), (None, query)));
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    });
+    let body = Body::from_stream(futures::StreamExt::chain(snapshot, changes));
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+}
+
+fn line(ev: WatchEvent) -> Bytes {
+    let mut v = serde_json::to_vec(&ev).unwrap_or_default();
+    v.push(b'\n');
+    Bytes::from(v)
+}
+
+/// Whether a change belongs to the watched query.
+fn matches(q: &Query, n: &Notice) -> bool {
+    if q.gvr.as_ref().is_some_and(|g| g != &n.gvr)
+        || q.cluster.as_ref().is_some_and(|c| c != &n.cluster)
+        || q.namespace.as_ref().is_some_and(|ns| ns != &n.namespace)
+        || q.name.as_ref().is_some_and(|name| name != &n.name)
+    {
+        return false;
+    }
+    if n.deleted {
+        return true; // labels and fields of a deleted object are unknown: tell the client anyway
+    }
+    q.labels.as_ref().is_none_or(|l| l.matches(&n.labels))
+        && q.fields.as_ref().is_none_or(|f| f.matches(&n.object))
+}
