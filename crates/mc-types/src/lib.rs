@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod config;
+pub mod crd;
 pub mod gvr;
 pub mod selector;
 

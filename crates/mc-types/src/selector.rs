@@ -407,7 +407,9 @@ impl Parser<'_> {
     fn value_set(&mut self, key: &str) -> Result<Vec<String>, SelectorError> {
         match self.next() {
             Token::Open => {}
-            other => return Err(self.error(format!("expected \"(\" after the operator of {key:?}, found {other}"))),
+            other => {
+                return Err(self.error(format!("expected \"(\" after the operator of {key:?}, found {other}")));
+            }
         }
         let mut values = Vec::new();
         loop {
@@ -418,7 +420,9 @@ impl Parser<'_> {
                         Token::Comma => {}
                         Token::Close => return Ok(values),
                         other => {
-                            return Err(self.error(format!("expected \",\" or \")\" in the values of {key:?}, found {other}")));
+                            return Err(self.error(format!(
+                                "expected \",\" or \")\" in the values of {key:?}, found {other}"
+                            )));
                         }
                     }
                 }
@@ -489,7 +493,8 @@ pub fn validate_value(value: &str) -> Result<(), SelectorError> {
     if value.is_empty() {
         return Ok(());
     }
-    let bad = |reason: &str| SelectorError::InvalidValue { value: value.to_string(), reason: reason.to_string() };
+    let bad =
+        |reason: &str| SelectorError::InvalidValue { value: value.to_string(), reason: reason.to_string() };
     if value.len() > 63 {
         return Err(bad("must be at most 63 characters"));
     }
@@ -669,7 +674,8 @@ fn parse_field_term(input: &str, term: &str) -> Result<FieldRequirement, Selecto
     if field.is_empty() {
         return Err(bad("missing field name".into()));
     }
-    let segment_ok = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+    let segment_ok =
+        |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
     if !field.split('.').all(segment_ok) {
         return Err(bad(format!("{field:?} is not a dotted field path")));
     }
@@ -712,7 +718,10 @@ mod tests {
 
     #[test]
     fn parses_every_operator() {
-        assert_eq!(req("a=b"), Requirement { key: "a".into(), op: Operator::Equals, values: vec!["b".into()] });
+        assert_eq!(
+            req("a=b"),
+            Requirement { key: "a".into(), op: Operator::Equals, values: vec!["b".into()] }
+        );
         assert_eq!(req("a==b").op, Operator::Equals);
         assert_eq!(req("a!=b").op, Operator::NotEquals);
         let r = req("env in (prod, dev,prod)");
@@ -842,7 +851,10 @@ mod tests {
             assert!(msg.contains(&format!("{s:?}")) || msg.contains('"'), "{s}: {msg}");
         }
         let msg = LabelSelector::parse("a in b").unwrap_err().to_string();
-        assert_eq!(msg, r#"invalid label selector "a in b": expected "(" after the operator of "a", found "b""#);
+        assert_eq!(
+            msg,
+            r#"invalid label selector "a in b": expected "(" after the operator of "a", found "b""#
+        );
     }
 
     #[test]
@@ -850,8 +862,14 @@ mod tests {
         let long63 = "a".repeat(63);
         let long64 = "a".repeat(64);
         assert!(LabelSelector::parse(&format!("{long63}={long63}")).is_ok());
-        assert!(matches!(LabelSelector::parse(&format!("{long64}=x")), Err(SelectorError::InvalidKey { .. })));
-        assert!(matches!(LabelSelector::parse(&format!("x={long64}")), Err(SelectorError::InvalidValue { .. })));
+        assert!(matches!(
+            LabelSelector::parse(&format!("{long64}=x")),
+            Err(SelectorError::InvalidKey { .. })
+        ));
+        assert!(matches!(
+            LabelSelector::parse(&format!("x={long64}")),
+            Err(SelectorError::InvalidValue { .. })
+        ));
         for key in ["-a", "a-", "a b", "Example.com/a", "/a", "a/", "ex_ample.com/a", "a/b/c", "a@b"] {
             assert!(validate_key(key).is_err(), "{key}");
         }
@@ -862,7 +880,10 @@ mod tests {
             assert!(validate_value(value).is_err(), "{value}");
         }
         let err = LabelSelector::parse("app=-bad").unwrap_err();
-        assert_eq!(err.to_string(), r#"invalid label value "-bad": must start and end with an alphanumeric character"#);
+        assert_eq!(
+            err.to_string(),
+            r#"invalid label value "-bad": must start and end with an alphanumeric character"#
+        );
         assert!(LabelSelector::parse(&format!("{}/a=b", "a".repeat(254))).is_err());
     }
 
@@ -892,7 +913,9 @@ mod tests {
 
     #[test]
     fn field_selector_parses_and_matches_well_known_fields() {
-        let sel = FieldSelector::parse("metadata.name=web-1, metadata.namespace==default,status.phase!=Failed").unwrap();
+        let sel =
+            FieldSelector::parse("metadata.name=web-1, metadata.namespace==default,status.phase!=Failed")
+                .unwrap();
         assert_eq!(sel.requirements().len(), 3);
         assert_eq!(sel.requirements()[1].op, FieldOperator::Equals);
         assert_eq!(sel.requirements()[2].op, FieldOperator::NotEquals);
