@@ -30,6 +30,9 @@ pub struct Args {
     /// Directory for the embedded SQLite store.
     #[arg(long, env = "MC_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Namespace in the master cluster for the leader Lease and joined clusters' Secrets.
+    #[arg(long, env = "MC_NAMESPACE", default_value = "default")]
+    pub namespace: String,
     /// Do not write ~/.multi-cluster-operator/config when it is missing.
     #[arg(long, env = "MC_NO_CLI_CONFIG")]
     pub no_cli_config: bool,
@@ -56,6 +59,8 @@ pub struct Settings {
     pub exclude_resources: Vec<String>,
     /// Write the CLI config if the user has none.
     pub write_cli_config: bool,
+    /// Namespace for the leader Lease and joined clusters' Secrets in the master cluster.
+    pub namespace: String,
 }
 
 impl Settings {
@@ -68,13 +73,12 @@ impl Settings {
         for entry in &file.clusters {
             let m = &entry.metadata;
             let path = resolve(&base, &m.config_path);
-            let mut spec = ClusterSpec::from_file(&m.cluster_name, &path, m.context.clone(), m.insecure).map_err(
-                |e| ConfigError::Kubeconfig {
+            let mut spec = ClusterSpec::from_file(&m.cluster_name, &path, m.context.clone(), m.insecure)
+                .map_err(|e| ConfigError::Kubeconfig {
                     file: args.config.clone(),
                     cluster: m.cluster_name.clone(),
                     reason: e.to_string(),
-                },
-            )?;
+                })?;
             spec.is_master = m.cluster_name == master;
             spec.labels = m.labels.clone();
             spec.allow = m.resources.iter().map(|r| r.r_type.clone()).collect();
@@ -107,6 +111,7 @@ impl Settings {
             exclude_groups: file.sync.exclude_groups.clone(),
             exclude_resources: file.sync.exclude_resources.clone(),
             write_cli_config: !args.no_cli_config,
+            namespace: args.namespace,
         })
     }
 

@@ -3,6 +3,7 @@
 
 pub mod clusters;
 pub mod config;
+pub mod dispatch;
 pub mod http;
 pub mod metrics;
 pub mod server;

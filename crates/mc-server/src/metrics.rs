@@ -28,7 +28,8 @@ impl Metrics {
         };
         gauge(&mut out, "mc_cluster_ready", "1 when the cluster is reachable and syncing.");
         for c in &clusters {
-            let _ = writeln!(out, "mc_cluster_ready{{cluster=\"{}\"}} {}", c.name(), u8::from(c.state().ready));
+            let _ =
+                writeln!(out, "mc_cluster_ready{{cluster=\"{}\"}} {}", c.name(), u8::from(c.state().ready));
         }
         gauge(&mut out, "mc_cluster_initial_sync_done", "1 when every type finished its first list.");
         for c in &clusters {
@@ -45,7 +46,12 @@ impl Metrics {
         }
         gauge(&mut out, "mc_cluster_resource_types", "Resource types synced for the cluster.");
         for c in &clusters {
-            let _ = writeln!(out, "mc_cluster_resource_types{{cluster=\"{}\"}} {}", c.name(), c.state().synced_types.len());
+            let _ = writeln!(
+                out,
+                "mc_cluster_resource_types{{cluster=\"{}\"}} {}",
+                c.name(),
+                c.state().synced_types.len()
+            );
         }
         gauge(&mut out, "mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.");
         for c in &clusters {

@@ -8,6 +8,7 @@ use tracing::info;
 
 use crate::clusters::{Cluster, Registry};
 use crate::config::Settings;
+use crate::dispatch::{self, DispatchConfig};
 use crate::http::{AppState, router};
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -25,6 +26,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         store: store.clone(),
         writer,
         notices,
+        ready_tx: tokio::sync::broadcast::channel(64).0,
         prepare: Prepare { redact_secrets: settings.redact_secrets },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
@@ -42,6 +44,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
     }
     tokio::spawn(refresh_counts(store.clone(), registry.clone()));
+    let (leading, _) = tokio::sync::watch::channel(false);
+    if let Some(master) = settings.clusters.iter().find(|c| c.is_master).cloned() {
+        let config = DispatchConfig { namespace: settings.namespace.clone() };
+        tokio::spawn(dispatch::run(master, registry.clone(), sync.clone(), config, leading.clone()));
+    }
 
     if let Some(path) = settings.write_cli_config_if_missing() {
         info!(path = %path.display(), "CLI config written");

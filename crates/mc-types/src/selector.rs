@@ -408,7 +408,9 @@ impl Parser<'_> {
         match self.next() {
             Token::Open => {}
             other => {
-                return Err(self.error(format!("expected \"(\" after the operator of {key:?}, found {other}")));
+                return Err(
+                    self.error(format!("expected \"(\" after the operator of {key:?}, found {other}"))
+                );
             }
         }
         let mut values = Vec::new();

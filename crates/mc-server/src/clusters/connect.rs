@@ -87,12 +87,16 @@ impl ClusterSpec {
         insecure: bool,
     ) -> Result<Self> {
         let ctx_name = context.clone().or_else(|| kubeconfig.current_context.clone()).ok_or_else(|| {
-            Error::Kubeconfig { path: source.clone(), reason: "no context given and no current-context set".into() }
+            Error::Kubeconfig {
+                path: source.clone(),
+                reason: "no context given and no current-context set".into(),
+            }
         })?;
-        let ctx = kubeconfig.contexts.iter().find(|c| c.name == ctx_name).ok_or_else(|| Error::UnknownContext {
-            context: ctx_name.clone(),
-            available: kubeconfig.contexts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
-        })?;
+        let ctx =
+            kubeconfig.contexts.iter().find(|c| c.name == ctx_name).ok_or_else(|| Error::UnknownContext {
+                context: ctx_name.clone(),
+                available: kubeconfig.contexts.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+            })?;
         let cluster_ref = ctx.context.as_ref().map(|c| c.cluster.clone()).unwrap_or_default();
         let host = kubeconfig
             .clusters
@@ -123,7 +127,9 @@ impl ClusterSpec {
             None => Config::incluster().map_err(|e| Error::Config(one_line(&e)))?,
             Some(kc) => {
                 let opts = KubeConfigOptions { context: self.context.clone(), ..Default::default() };
-                Config::from_custom_kubeconfig(kc.clone(), &opts).await.map_err(|e| Error::Config(one_line(&e)))?
+                Config::from_custom_kubeconfig(kc.clone(), &opts)
+                    .await
+                    .map_err(|e| Error::Config(one_line(&e)))?
             }
         };
         config.connect_timeout = Some(Duration::from_secs(5));

@@ -38,7 +38,6 @@ pub struct ClusterState {
 }
 
 /// One cluster: its spec, its state and its running sync task.
-#[derive(Debug)]
 pub struct Cluster {
     /// How to reach the cluster.
     pub spec: ClusterSpec,
@@ -49,6 +48,7 @@ pub struct Cluster {
     /// Objects in the store for this cluster (refreshed by the writer).
     pub objects: std::sync::atomic::AtomicU64,
     task: Mutex<Option<AbortHandle>>,
+    client: RwLock<Option<kube::Client>>,
     started: Instant,
 }
 
@@ -61,6 +61,7 @@ impl Cluster {
             catalog: RwLock::new(Vec::new()),
             objects: Default::default(),
             task: Mutex::new(None),
+            client: RwLock::new(None),
             started: Instant::now(),
         }
     }
@@ -89,6 +90,16 @@ impl Cluster {
     /// A copy of the discovery data.
     pub fn catalog(&self) -> Vec<ResourceInfo> {
         self.catalog.read().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// The client of the current connection (`None` while the cluster is not ready).
+    pub fn client(&self) -> Option<kube::Client> {
+        self.client.read().ok().and_then(|c| c.clone())
+    }
+
+    /// Sets or clears the client of the current connection.
+    pub fn set_client(&self, client: Option<kube::Client>) {
+        *self.client.write().unwrap_or_else(|e| e.into_inner()) = client;
     }
 
     /// Remembers the sync task so that it can be stopped.
@@ -127,6 +138,12 @@ impl Cluster {
             lag_seconds: s.lag_seconds,
             message: s.message,
         }
+    }
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster").field("name", &self.spec.name).field("state", &self.state()).finish()
     }
 }
 
@@ -191,7 +208,11 @@ impl Registry {
                 return Err(format!("cluster {} is connecting", c.name()));
             }
             if s.ready && !s.initial_sync_done {
-                return Err(format!("cluster {} is syncing ({} types pending)", c.name(), s.pending_init.len()));
+                return Err(format!(
+                    "cluster {} is syncing ({} types pending)",
+                    c.name(),
+                    s.pending_init.len()
+                ));
             }
         }
         Ok(())

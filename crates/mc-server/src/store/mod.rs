@@ -210,7 +210,7 @@ impl Cursor {
             let shown: String = token.chars().take(64).collect();
             Error::BadCursor(if token.len() > 64 { format!("{shown}…") } else { shown })
         };
-        if token.is_empty() || token.len() % 2 != 0 || token.len() > 8192 {
+        if token.is_empty() || !token.len().is_multiple_of(2) || token.len() > 8192 {
             return Err(bad());
         }
         let bytes = (0..token.len())
@@ -403,11 +403,11 @@ impl Store {
                 }
                 Change::Delete { gvr, namespace, name, uid } => {
                     let key = (gvr, namespace, name);
-                    if let Some(&i) = index.get(&key) {
-                        if uid.is_empty() || pending[i].as_ref().is_some_and(|o| o.uid == uid) {
-                            pending[i] = None;
-                            index.remove(&key);
-                        }
+                    if let Some(&i) = index.get(&key)
+                        && (uid.is_empty() || pending[i].as_ref().is_some_and(|o| o.uid == uid))
+                    {
+                        pending[i] = None;
+                        index.remove(&key);
                     }
                     let (gvr, namespace, name) = &key;
                     tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, &uid)).await?;
@@ -450,7 +450,8 @@ impl Store {
             .map(|&i| Prepared::new(&live[i]))
             .filter(|p| match stored.get(&p.object.uid) {
                 Some((hash, rv)) => {
-                    hash.as_deref() != Some(p.hash.as_str()) || rv.as_deref() != Some(&p.object.resource_version)
+                    hash.as_deref() != Some(p.hash.as_str())
+                        || rv.as_deref() != Some(&p.object.resource_version)
                 }
                 None => true,
             })

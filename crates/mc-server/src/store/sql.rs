@@ -241,6 +241,8 @@ impl Builder {
                     self.push(c).push(" = excluded.").push(c);
                 }
             }
+            // `VALUES(c)` is what MariaDB understands; MySQL 8 deprecates it (a warning) in favour
+            // of a row alias that MariaDB lacks.
             Dialect::MySql => {
                 self.push(" ON DUPLICATE KEY UPDATE ");
                 for (i, c) in columns.iter().enumerate() {
@@ -325,8 +327,13 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
 }
 
 /// Ids of the rows with these uids in a cluster: `id, group, version, resource, uid`.
-pub(crate) fn select_ids_by_uid<'a>(d: Dialect, cluster: &str, uids: impl IntoIterator<Item = &'a str>) -> Stmt {
-    let mut b = Builder::new(d, "SELECT id, \"group\", version, resource, uid FROM resources WHERE cluster = ");
+pub(crate) fn select_ids_by_uid<'a>(
+    d: Dialect,
+    cluster: &str,
+    uids: impl IntoIterator<Item = &'a str>,
+) -> Stmt {
+    let mut b =
+        Builder::new(d, "SELECT id, \"group\", version, resource, uid FROM resources WHERE cluster = ");
     b.bind(cluster).push(" AND uid IN ").bind_list(uids);
     b.finish()
 }
@@ -356,7 +363,14 @@ pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
 }
 
 /// Deletes one object by natural key, and by uid too when one is given.
-pub(crate) fn delete_object(d: Dialect, cluster: &str, gvr: &Gvr, namespace: &str, name: &str, uid: &str) -> Stmt {
+pub(crate) fn delete_object(
+    d: Dialect,
+    cluster: &str,
+    gvr: &Gvr,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+) -> Stmt {
     let mut b = Builder::new(d, "DELETE FROM resources WHERE ");
     b.push_gvr("", gvr);
     b.push(" AND cluster = ").bind(cluster);
@@ -378,7 +392,8 @@ pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
 pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
 
 /// The columns a query returns, in order.
-pub(crate) const QUERY_COLS: [Col; 7] = [Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];
+pub(crate) const QUERY_COLS: [Col; 7] =
+    [Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];
 
 /// Filters of a query that SQL evaluates.
 pub(crate) struct SqlFilter<'a> {
@@ -392,8 +407,14 @@ pub(crate) struct SqlFilter<'a> {
 }
 
 /// One page of a query: rows after `after` in the stable order, at most `limit`.
-pub(crate) fn select_page(d: Dialect, f: &SqlFilter<'_>, after: Option<&Cursor>, limit: Option<usize>) -> Stmt {
-    let mut b = Builder::new(d, "SELECT r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource, ");
+pub(crate) fn select_page(
+    d: Dialect,
+    f: &SqlFilter<'_>,
+    after: Option<&Cursor>,
+    limit: Option<usize>,
+) -> Stmt {
+    let mut b =
+        Builder::new(d, "SELECT r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource, ");
     b.push_json_column("r.object").push(" FROM resources r WHERE 1 = 1");
     if let Some(gvr) = f.gvr {
         b.push(" AND ").push_gvr("r.", gvr);
@@ -469,8 +490,7 @@ pub(crate) fn upsert_cluster(d: Dialect, c: &super::ClusterRow) -> Stmt {
 }
 
 pub(crate) fn select_clusters(d: Dialect) -> Stmt {
-    let mut b =
-        Builder::new(d, "SELECT name, is_master, status, version, platform, host, updated_at, ");
+    let mut b = Builder::new(d, "SELECT name, is_master, status, version, platform, host, updated_at, ");
     b.push_json_column("info").push(" FROM clusters ORDER BY name");
     b.finish()
 }
@@ -518,7 +538,11 @@ mod tests {
         );
         assert_eq!(sqlite.args.len(), 7);
         let pg = delete_object(Dialect::Postgres, "c", &gvr, "ns", "n", "");
-        assert!(pg.sql.starts_with("DELETE FROM resources WHERE \"group\" = $1 AND version = $2"), "{}", pg.sql);
+        assert!(
+            pg.sql.starts_with("DELETE FROM resources WHERE \"group\" = $1 AND version = $2"),
+            "{}",
+            pg.sql
+        );
         assert!(pg.sql.ends_with("name = $6"), "{}", pg.sql);
         let my = delete_object(Dialect::MySql, "c", &gvr, "ns", "n", "");
         assert!(my.sql.contains("`group` = ?"), "{}", my.sql);

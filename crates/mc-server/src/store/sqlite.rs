@@ -26,11 +26,8 @@ pub(super) async fn connect(url: &str) -> Result<SqlitePool> {
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(Duration::from_secs(10))
         .foreign_keys(true);
-    if !memory {
-        if let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
-        }
+    if !memory && let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
     }
     let pool = if memory {
         // Every connection to `:memory:` is a database of its own: keep exactly one, forever.

@@ -62,7 +62,8 @@ async fn list(store: &Store, q: Query) -> Vec<String> {
 
 async fn label_rows(store: &Store) -> i64 {
     let mut tx = store.begin(false).await.unwrap();
-    let rows = tx.fetch(sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resource_labels").finish(), &[Col::Int]);
+    let rows =
+        tx.fetch(sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resource_labels").finish(), &[Col::Int]);
     let n = rows.await.unwrap()[0].int(0);
     tx.commit().await.unwrap();
     n
@@ -158,7 +159,9 @@ async fn large_batches_are_written_in_chunks() {
     let t = temp_store().await;
     let s = &t.store;
     let changes: Vec<Change> = (0..1234)
-        .map(|i| Change::Upsert(object(&pods(), Some("ns"), &format!("p{i:05}"), &format!("u{i}"), &[("i", "x")])))
+        .map(|i| {
+            Change::Upsert(object(&pods(), Some("ns"), &format!("p{i:05}"), &format!("u{i}"), &[("i", "x")]))
+        })
         .collect();
     s.apply_batch("c1", changes).await.unwrap();
     assert_eq!(s.count("c1").await.unwrap(), 1234);
@@ -268,7 +271,13 @@ async fn pages_return_every_row_once_in_stable_order() {
             o.object["status"]["phase"] = json!(phase);
             batch.push(Change::Upsert(o));
             // Same namespace and name under another type: ordered after the pod.
-            batch.push(Change::Upsert(object(&deployments(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-d{i}"), &[])));
+            batch.push(Change::Upsert(object(
+                &deployments(),
+                Some(ns),
+                &format!("p{i:02}"),
+                &format!("{cluster}-d{i}"),
+                &[],
+            )));
             expected.push((cluster.to_string(), ns.to_string(), format!("p{i:02}")));
         }
         s.apply_batch(cluster, batch).await.unwrap();
@@ -284,7 +293,11 @@ async fn pages_return_every_row_once_in_stable_order() {
         (Query::default(), 92),
         (Query { gvr: Some(pods()), ..Query::default() }, 46),
         (
-            Query { gvr: Some(pods()), fields: Some(FieldSelector::parse("status.phase=Pending").unwrap()), ..Query::default() },
+            Query {
+                gvr: Some(pods()),
+                fields: Some(FieldSelector::parse("status.phase=Pending").unwrap()),
+                ..Query::default()
+            },
             16,
         ),
     ] {

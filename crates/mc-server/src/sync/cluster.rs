@@ -36,6 +36,7 @@ async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
             Err(e) => e,
         };
         let was_ready = cluster.state().ready;
+        cluster.set_client(None);
         cluster.update(|s| {
             s.ready = false;
             s.attempted = true;
@@ -72,6 +73,8 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         s.pending_init = wanted.keys().cloned().collect();
         s.initial_sync_done = wanted.is_empty();
     });
+    cluster.set_client(Some(client.clone()));
+    let _ = ctx.ready_tx.send(cluster.name().to_string());
     info!(cluster = cluster.name(), version = %version.git_version, types = wanted.len(), "cluster connected");
 
     let mut tasks = JoinSet::new();

@@ -22,6 +22,8 @@ pub struct SyncContext {
     pub writer: writer::Sender,
     /// Changes written, for watch streams.
     pub notices: writer::Notices,
+    /// Names of clusters that just became ready (dispatch retries them at once).
+    pub ready_tx: tokio::sync::broadcast::Sender<String>,
     /// Object preparation (redaction).
     pub prepare: Prepare,
     /// Global type exclusions (per-cluster allow-lists are added per cluster).

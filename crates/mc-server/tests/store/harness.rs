@@ -70,7 +70,8 @@ fn with_database(url: &str, db: &str) -> String {
 
 /// A short database name, unique per process and test.
 fn database_name(test: &str) -> String {
-    let hash = test.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let hash =
+        test.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     format!("mc_t{}_{:08x}", std::process::id(), hash as u32)
 }
 

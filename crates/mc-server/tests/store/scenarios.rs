@@ -36,7 +36,12 @@ fn upsert(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &
 }
 
 fn delete(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str) -> Change {
-    Change::Delete { gvr: gvr.clone(), namespace: ns.unwrap_or_default().into(), name: name.into(), uid: uid.into() }
+    Change::Delete {
+        gvr: gvr.clone(),
+        namespace: ns.unwrap_or_default().into(),
+        name: name.into(),
+        uid: uid.into(),
+    }
 }
 
 fn names(page: &Page) -> Vec<String> {
@@ -196,7 +201,9 @@ pub async fn label_selectors_of_every_operator(ctx: Ctx) {
     let q = Query { cluster: Some("c2".into()), ..labels_query("app.kubernetes.io/name=web") };
     assert_eq!(list(&ctx, q).await, ["c2/web"]);
     let original = Query {
-        labels: Some(LabelSelector::from_equalities([("env", "prod"), ("app.kubernetes.io/name", "web")]).unwrap()),
+        labels: Some(
+            LabelSelector::from_equalities([("env", "prod"), ("app.kubernetes.io/name", "web")]).unwrap(),
+        ),
         ..Query::default()
     };
     assert_eq!(list(&ctx, original).await, ["c1/web"]);
@@ -209,7 +216,9 @@ pub async fn field_selectors_on_columns_and_on_the_object(ctx: Ctx) {
     let mut pending = object(&pods(), Some("b"), "p2", "u2", &[]);
     pending.object["status"]["phase"] = json!("Pending");
     let node = object(&Gvr::new("", "v1", "nodes"), None, "n1", "u3", &[]);
-    s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending), Change::Upsert(node)]).await.unwrap();
+    s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending), Change::Upsert(node)])
+        .await
+        .unwrap();
     let pods_fields = |text: &'static str| {
         let ctx = ctx.clone();
         async move { list(&ctx, Query { gvr: Some(pods()), ..fields_query(text) }).await }
@@ -233,7 +242,8 @@ pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
         let mut batch = Vec::new();
         for i in 0..37 {
             let ns = ["a", "b", "c"][i % 3];
-            let mut o = object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[("i", "x")]);
+            let mut o =
+                object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[("i", "x")]);
             o.object["status"]["phase"] = json!(if i % 4 == 0 { "Pending" } else { "Running" });
             batch.push(Change::Upsert(o));
             let d = object(&deployments(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-d{i}"), &[]);
@@ -333,7 +343,8 @@ fn cluster_row(name: &str) -> ClusterRow {
 pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
     let s = &ctx.store;
     for c in ["c1", "c2"] {
-        let batch = (0..50).map(|i| upsert(&pods(), Some("ns"), &format!("p{i}"), &format!("{c}-{i}"), &[("a", "b")]));
+        let batch = (0..50)
+            .map(|i| upsert(&pods(), Some("ns"), &format!("p{i}"), &format!("{c}-{i}"), &[("a", "b")]));
         s.apply_batch(c, batch.collect()).await.unwrap();
         s.upsert_cluster(&cluster_row(c)).await.unwrap();
     }
@@ -350,10 +361,14 @@ pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
 pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
     let s = &ctx.store;
     for c in ["c1", "c2"] {
-        let batch = (0..1200).map(|i| upsert(&pods(), Some("ns"), &format!("p{i:04}"), &format!("u{i}"), &[("a", "b")]));
-        s.apply_batch(c, batch.chain([upsert(&deployments(), Some("ns"), "d", "u-d", &[])]).collect()).await.unwrap();
+        let batch = (0..1200)
+            .map(|i| upsert(&pods(), Some("ns"), &format!("p{i:04}"), &format!("u{i}"), &[("a", "b")]));
+        s.apply_batch(c, batch.chain([upsert(&deployments(), Some("ns"), "d", "u-d", &[])]).collect())
+            .await
+            .unwrap();
     }
-    let keep: std::collections::HashSet<String> = (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
+    let keep: std::collections::HashSet<String> =
+        (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
     assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), 900);
     assert_eq!(s.count("c1").await.unwrap(), 301);
     assert_eq!(s.count("c2").await.unwrap(), 1201);
@@ -450,7 +465,15 @@ pub async fn names_compare_byte_for_byte(ctx: Ctx) {
     let batch = ["b", "B", "a", "A", "a-1", "a.1"]
         .iter()
         .enumerate()
-        .map(|(i, n)| upsert(&pods(), Some("ns"), n, &format!("u{i}"), &[("case", if i % 2 == 0 { "low" } else { "Low" })]))
+        .map(|(i, n)| {
+            upsert(
+                &pods(),
+                Some("ns"),
+                n,
+                &format!("u{i}"),
+                &[("case", if i % 2 == 0 { "low" } else { "Low" })],
+            )
+        })
         .collect();
     s.apply_batch("c1", batch).await.unwrap();
     assert_eq!(s.count("c1").await.unwrap(), 6, "names differing in case are different objects");

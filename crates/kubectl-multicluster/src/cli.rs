@@ -1,0 +1,396 @@
+//! Command line: clap derive structs whose doc comments are the help text.
+//!
+//! The original Go plugin's spellings keep working: `--clusterName=x`, `--name=x`,
+//! `--namespace=x`, `--file=x`, and a resource type without the `list` verb
+//! (`kubectl multicluster v1/configmaps --clusterName=tencent2`, see [`normalize_args`]).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Query, apply and join across many Kubernetes clusters through mc-server.
+///
+/// Reads ~/.multi-cluster-operator/config (serverIP, serverPort, masterClusterKubeConfigPath,
+/// token). --server/--token or MC_SERVER/MC_TOKEN override it; KUBECTL_MULTICLUSTER_CONFIG names
+/// another config file.
+#[derive(Debug, Parser)]
+#[command(name = "kubectl-multicluster", bin_name = "kubectl multicluster", version, max_term_width = 100)]
+pub struct Cli {
+    /// mc-server URL (http://HOST:PORT or HOST:PORT); overrides the config file [env: MC_SERVER]
+    #[arg(long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+
+    /// Bearer token for mc-server; overrides the config file [env: MC_TOKEN]
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// Debug logs on stderr (-vv for more)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The verbs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List objects of one resource type in every cluster, or `list clusters`.
+    ///
+    /// RESOURCE is any form of resource type: v1/pods, core/v1/pods, apps/v1/deployments,
+    /// v1/apps/deployments, apps.v1.deployments, or a name the server resolves: pods, pod, po,
+    /// Deployment, deployments.apps.
+    #[command(visible_alias = "get")]
+    List(ListArgs),
+    /// Print objects as YAML, one document per cluster, headed `# cluster: NAME`.
+    Describe(DescribeArgs),
+    /// Create or update objects in the master cluster (server-side apply).
+    Apply(ApplyArgs),
+    /// Delete objects from the master cluster, by file or by type and name.
+    Delete(DeleteArgs),
+    /// Register a cluster with mc-server; it is synced from then on.
+    Join(JoinArgs),
+    /// Remove a cluster from mc-server and forget its objects.
+    Unjoin(UnjoinArgs),
+    /// Print a shell completion script.
+    Completion(CompletionArgs),
+}
+
+/// Output formats of `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The table with extra columns.
+    Wide,
+    /// A YAML `List`; each item carries its cluster in an annotation.
+    Yaml,
+    /// A JSON `List`; each item carries its cluster in an annotation.
+    Json,
+    /// `CLUSTER/KIND.GROUP/NAME`, one per line.
+    Name,
+}
+
+/// Filters shared by `list` and `describe`.
+#[derive(Debug, Args)]
+pub struct Filters {
+    /// Only this cluster
+    #[arg(long = "clusterName", visible_aliases = ["cluster-name", "cluster"], value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+
+    /// Only this namespace (default: all namespaces)
+    #[arg(short, long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Only objects with this name (same as the NAME argument)
+    #[arg(long = "name", value_name = "NAME")]
+    pub name_flag: Option<String>,
+
+    /// Label selector: app=web, env!=prod, tier in (a,b), !canary
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Field selector: metadata.name, metadata.namespace, status.phase, spec.nodeName
+    #[arg(long = "field-selector", value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+}
+
+/// `list` arguments.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Resource type (v1/pods, apps/v1/deployments, pods, deploy, …) or `clusters`
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+
+    /// Only objects with this name
+    #[arg(value_name = "NAME", conflicts_with = "name_flag")]
+    pub name: Option<String>,
+
+    /// Filters.
+    #[command(flatten)]
+    pub filters: Filters,
+
+    /// All namespaces (the default; accepted for kubectl habits)
+    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// At most this many objects (default: all)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+
+    /// Output format (default: a table)
+    #[arg(short, long, value_enum, value_name = "FORMAT")]
+    pub output: Option<OutputFormat>,
+
+    /// After listing, keep printing objects as they change
+    #[arg(short, long)]
+    pub watch: bool,
+
+    /// With --watch, prefix each row with the event type (ADDED, MODIFIED, DELETED)
+    #[arg(long)]
+    pub output_watch_events: bool,
+
+    /// Leave out the header line
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+impl ListArgs {
+    /// The name to filter on, from the argument or `--name`.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref().or(self.filters.name_flag.as_deref())
+    }
+}
+
+/// `describe` arguments.
+#[derive(Debug, Args)]
+pub struct DescribeArgs {
+    /// Resource type (v1/pods, apps/v1/deployments, pods, deploy, …)
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+
+    /// Name of the object (same as --name); without one, every matching object
+    #[arg(value_name = "NAME", conflicts_with = "name_flag")]
+    pub name: Option<String>,
+
+    /// Filters.
+    #[command(flatten)]
+    pub filters: Filters,
+}
+
+impl DescribeArgs {
+    /// The name to filter on, from the argument or `--name`.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref().or(self.filters.name_flag.as_deref())
+    }
+}
+
+/// How to reach the master cluster.
+#[derive(Debug, Args)]
+pub struct MasterArgs {
+    /// Kubeconfig of the master cluster (default: masterClusterKubeConfigPath from the config)
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Context in that kubeconfig (default: its current context)
+    #[arg(long, value_name = "CONTEXT")]
+    pub context: Option<String>,
+}
+
+/// `apply` arguments.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// YAML or JSON manifest, directory of manifests, or - for stdin (repeatable)
+    #[arg(short, long = "file", value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+
+    /// Namespace for objects that name none (default: the kubeconfig's, else default)
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+
+    /// The master cluster.
+    #[command(flatten)]
+    pub master: MasterArgs,
+}
+
+/// `delete` arguments.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Resource type, then one or more names (instead of -f)
+    #[arg(value_name = "RESOURCE NAME", conflicts_with = "files")]
+    pub target: Vec<String>,
+
+    /// Delete the objects of these manifests (repeatable; - for stdin)
+    #[arg(short, long = "file", value_name = "FILE")]
+    pub files: Vec<String>,
+
+    /// Namespace of the objects (default: the kubeconfig's, else default)
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+
+    /// A missing object is not an error
+    #[arg(long)]
+    pub ignore_not_found: bool,
+
+    /// Wait until the objects are gone (finalizers done)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 30s, 5m
+    #[arg(long, default_value = "5m", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// The master cluster.
+    #[command(flatten)]
+    pub master: MasterArgs,
+}
+
+/// `join` arguments.
+#[derive(Debug, Args)]
+pub struct JoinArgs {
+    /// Name for the cluster (a DNS label, e.g. tencent4)
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Kubeconfig of the cluster
+    #[arg(short, long, value_name = "KUBECONFIG")]
+    pub file: PathBuf,
+
+    /// Skip TLS verification of the cluster's API server
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// Context in the kubeconfig (default: its current context)
+    #[arg(long, value_name = "CONTEXT")]
+    pub context: Option<String>,
+}
+
+/// `unjoin` arguments.
+#[derive(Debug, Args)]
+pub struct UnjoinArgs {
+    /// The cluster to remove
+    #[arg(value_name = "NAME")]
+    pub name: String,
+}
+
+/// `completion` arguments.
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `30s`, `5m`, `1h`, `250ms`, or plain seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number.parse().map_err(|_| format!("invalid duration {text:?}: expected e.g. 30s or 5m"))?;
+    let seconds = match unit {
+        "" | "s" => n,
+        "ms" => return Ok(Duration::from_millis(n)),
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("invalid duration {text:?}: unit must be ms, s, m or h")),
+    };
+    Ok(Duration::from_secs(seconds))
+}
+
+/// The verbs, as typed.
+const VERBS: &[&str] =
+    &["list", "get", "describe", "apply", "delete", "join", "unjoin", "completion", "help"];
+
+/// Inserts `list` when the first argument is a resource type rather than a verb: the original
+/// README runs `main.go v1/configmaps --clusterName=tencent2 …` without `list`.
+pub fn normalize_args(args: Vec<OsString>) -> Vec<OsString> {
+    let mut i = 1;
+    while i < args.len() {
+        let Some(arg) = args[i].to_str() else { return args };
+        match arg {
+            "--server" | "--token" => i += 2,
+            _ if arg.starts_with("--server=") || arg.starts_with("--token=") => i += 1,
+            _ if arg.starts_with('-') => return args,
+            _ if VERBS.contains(&arg) => return args,
+            _ => {
+                let mut out = args;
+                out.insert(i, OsString::from("list"));
+                return out;
+            }
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        let args = normalize_args(args.iter().map(OsString::from).collect());
+        Cli::try_parse_from(args)
+    }
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_originals_spellings_parse() {
+        let cli = parse(&[
+            "kubectl-multicluster",
+            "list",
+            "core/v1/pods",
+            "--clusterName=tencent2",
+            "--namespace=default",
+            "--name=myredis-0",
+        ])
+        .unwrap();
+        let Command::List(list) = cli.command else { panic!("not list") };
+        assert_eq!(list.filters.cluster.as_deref(), Some("tencent2"));
+        assert_eq!(list.filters.namespace.as_deref(), Some("default"));
+        assert_eq!(list.name(), Some("myredis-0"));
+    }
+
+    #[test]
+    fn cluster_name_has_kebab_case_aliases() {
+        for flag in ["--cluster-name", "--cluster", "--clusterName"] {
+            let cli = parse(&["k", "list", "pods", flag, "c1"]).unwrap();
+            let Command::List(list) = cli.command else { panic!("not list") };
+            assert_eq!(list.filters.cluster.as_deref(), Some("c1"));
+        }
+    }
+
+    #[test]
+    fn a_resource_type_without_a_verb_means_list() {
+        let cli = parse(&["k", "v1/configmaps", "--clusterName=tencent2"]).unwrap();
+        assert!(matches!(cli.command, Command::List(ref l) if l.resource == "v1/configmaps"));
+        let cli = parse(&["k", "--server", "http://x:1", "pods"]).unwrap();
+        assert!(matches!(cli.command, Command::List(_)));
+        assert_eq!(cli.server.as_deref(), Some("http://x:1"));
+    }
+
+    #[test]
+    fn verbs_are_left_alone() {
+        let args: Vec<OsString> = ["k", "describe", "pods"].iter().map(OsString::from).collect();
+        assert_eq!(normalize_args(args.clone()), args);
+        let args: Vec<OsString> = ["k", "--version"].iter().map(OsString::from).collect();
+        assert_eq!(normalize_args(args.clone()), args);
+    }
+
+    #[test]
+    fn join_takes_the_originals_file_flag() {
+        let cli = parse(&["k", "join", "tencent4", "--file=/tmp/k", "--insecure"]).unwrap();
+        let Command::Join(join) = cli.command else { panic!("not join") };
+        assert_eq!(join.file, PathBuf::from("/tmp/k"));
+        assert!(join.insecure);
+    }
+
+    #[test]
+    fn all_namespaces_and_a_namespace_conflict() {
+        assert!(parse(&["k", "list", "pods", "-A", "-n", "x"]).is_err());
+    }
+
+    #[test]
+    fn delete_takes_files_or_a_type_and_names() {
+        let cli = parse(&["k", "delete", "configmaps", "a", "b", "-n", "x"]).unwrap();
+        let Command::Delete(d) = cli.command else { panic!("not delete") };
+        assert_eq!(d.target, ["configmaps", "a", "b"]);
+        assert!(d.wait);
+        assert!(parse(&["k", "delete", "configmaps", "a", "-f", "x.yaml"]).is_err());
+    }
+
+    #[test]
+    fn durations_parse_like_kubectl() {
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_duration("x").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+}

@@ -1,0 +1,303 @@
+//! The HTTP client of mc-server's API (SPEC §6).
+
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, BoxStream, StreamExt};
+use mc_types::ResourceInfo;
+use mc_types::api::{ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths};
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::de::DeserializeOwned;
+use tracing::debug;
+
+use crate::config::{Origin, ServerTarget, TOKEN_ENV};
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No connection to the server (refused, DNS, timeout). Retryable once the server is up.
+    #[error("cannot reach mc-server at {url} (from {origin}): {reason}")]
+    Unreachable {
+        /// The server's base URL.
+        url: String,
+        /// Where the URL came from.
+        origin: Origin,
+        /// What went wrong, in a few words.
+        reason: String,
+    },
+    /// The server answered with an error. Not retryable, except 503 (not ready yet).
+    #[error("{}", api_message(.status, .message, .candidates, .hint.as_deref()))]
+    Api {
+        /// HTTP status.
+        status: StatusCode,
+        /// The server's one-line message.
+        message: String,
+        /// Suggestions for an unknown or ambiguous resource type.
+        candidates: Vec<String>,
+        /// What the user can do about it.
+        hint: Option<String>,
+    },
+    /// The server's answer could not be understood (a different server on that port?).
+    #[error("unexpected answer from {url}: {reason}")]
+    Protocol {
+        /// The request URL.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+fn api_message(status: &StatusCode, message: &str, candidates: &[String], hint: Option<&str>) -> String {
+    let mut text = match status.as_u16() {
+        400..=499 => message.to_owned(),
+        503 => format!("mc-server is not ready: {message}"),
+        _ => format!("mc-server failed ({status}): {message}"),
+    };
+    // The server usually lists candidates in the message already.
+    if !candidates.is_empty() && !candidates.iter().all(|c| message.contains(c.as_str())) {
+        text.push_str(&format!("; did you mean: {}", candidates.join(", ")));
+    }
+    if let Some(hint) = hint {
+        text.push_str(&format!(" ({hint})"));
+    }
+    text
+}
+
+/// Result of a request.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What to list (the parameters of `/v1/list_with_cluster`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListQuery {
+    /// Resource type in any SPEC §3 form; the server resolves it.
+    pub gvr: String,
+    /// Only this cluster.
+    pub cluster: Option<String>,
+    /// Only this namespace.
+    pub namespace: Option<String>,
+    /// Only this name.
+    pub name: Option<String>,
+    /// Kubernetes label selector.
+    pub label_selector: Option<String>,
+    /// Field selector.
+    pub field_selector: Option<String>,
+    /// At most this many objects; `None` (or 0) for all.
+    pub limit: Option<u64>,
+}
+
+impl ListQuery {
+    /// A query for every object of a type.
+    pub fn all(gvr: impl Into<String>) -> Self {
+        ListQuery { gvr: gvr.into(), ..Default::default() }
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let mut params = vec![("gvr", self.gvr.clone())];
+        let optional = [
+            ("cluster", &self.cluster),
+            ("namespace", &self.namespace),
+            ("name", &self.name),
+            ("labelSelector", &self.label_selector),
+            ("fieldSelector", &self.field_selector),
+        ];
+        params.extend(optional.into_iter().filter_map(|(k, v)| v.clone().map(|v| (k, v))));
+        params
+    }
+}
+
+/// A client for one mc-server.
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    target: ServerTarget,
+}
+
+impl Client {
+    /// A client for the server settings resolved from flags, environment and config.
+    pub fn new(target: ServerTarget) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .user_agent(concat!("kubectl-multicluster/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| Error::Protocol { url: target.url.clone(), reason: e.to_string() })?;
+        Ok(Client { http, target })
+    }
+
+    /// The server's base URL.
+    pub fn url(&self) -> &str {
+        &self.target.url
+    }
+
+    /// Every object matching the query with its cluster, following `continue` tokens.
+    pub async fn list(&self, query: &ListQuery) -> Result<Vec<ListWithClusterItem>> {
+        let wanted = query.limit.filter(|&n| n > 0);
+        let mut items: Vec<ListWithClusterItem> = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut params = query.params();
+            let remaining = wanted.map_or(0, |n| n.saturating_sub(items.len() as u64));
+            params.push(("limit", remaining.to_string()));
+            if let Some(t) = token.take() {
+                params.push(("continue", t));
+            }
+            let resp = self.send(self.request(Method::GET, paths::LIST_WITH_CLUSTER).query(&params)).await?;
+            token = resp
+                .headers()
+                .get(CONTINUE_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned);
+            let page: Vec<ListWithClusterItem> = self.decode(resp).await?;
+            let empty = page.is_empty();
+            items.extend(page);
+            let full = wanted.is_some_and(|n| items.len() as u64 >= n);
+            if token.is_none() || full || empty {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// Current matching objects as `ADDED` events, then every change, until the server ends the
+    /// stream.
+    pub async fn watch(&self, query: &ListQuery) -> Result<BoxStream<'static, Result<WatchEvent>>> {
+        let mut params = query.params();
+        params.push(("watch", "true".into()));
+        let resp = self.send(self.request(Method::GET, paths::LIST_WITH_CLUSTER).query(&params)).await?;
+        let url = resp.url().to_string();
+        let origin = self.target.origin.clone();
+        let base = self.target.url.clone();
+        let bytes = resp.bytes_stream().boxed();
+        let lines = stream::unfold((bytes, Vec::<u8>::new(), false), move |(mut bytes, mut buf, mut done)| {
+            let (url, origin, base) = (url.clone(), origin.clone(), base.clone());
+            async move {
+                loop {
+                    if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
+                        let line: Vec<u8> = buf.drain(..=pos).collect();
+                        if line.iter().all(u8::is_ascii_whitespace) {
+                            continue;
+                        }
+                        let event = serde_json::from_slice::<WatchEvent>(&line).map_err(|e| Error::Protocol {
+                            url: url.clone(),
+                            reason: format!("bad watch event: {e}"),
+                        });
+                        return Some((event, (bytes, buf, done)));
+                    }
+                    if done {
+                        return None;
+                    }
+                    match bytes.next().await {
+                        Some(Ok(chunk)) => buf.extend_from_slice(&chunk),
+                        Some(Err(e)) => {
+                            let err = Error::Unreachable { url: base, origin, reason: reason(&e) };
+                            return Some((Err(err), (bytes, Vec::new(), true)));
+                        }
+                        None => {
+                            // The stream ended; a last line without a newline still counts.
+                            done = true;
+                            buf.push(b'\n');
+                        }
+                    }
+                }
+            }
+        });
+        Ok(lines.boxed())
+    }
+
+    /// Every cluster the server knows.
+    pub async fn clusters(&self) -> Result<Vec<ClusterInfo>> {
+        let resp = self.send(self.request(Method::GET, paths::CLUSTERS)).await?;
+        self.decode(resp).await
+    }
+
+    /// Every resource type the server has discovered (the union over its clusters).
+    pub async fn resources(&self) -> Result<Vec<ResourceInfo>> {
+        let resp = self.send(self.request(Method::GET, "/v1/resources")).await?;
+        self.decode(resp).await
+    }
+
+    /// `POST /v1/join`: registers a cluster from a kubeconfig.
+    pub async fn join(&self, cluster: &str, kubeconfig: Vec<u8>, insecure: bool, context: Option<&str>) -> Result<ResResponse> {
+        let mut params = vec![("cluster", cluster.to_owned()), ("insecure", insecure.to_string())];
+        if let Some(c) = context {
+            params.push(("context", c.to_owned()));
+        }
+        let part = reqwest::multipart::Part::bytes(kubeconfig).file_name("kubeconfig");
+        let form = reqwest::multipart::Form::new().part(mc_types::api::JOIN_KUBECONFIG_FIELD, part);
+        let resp = self.send(self.request(Method::POST, paths::JOIN).query(&params).multipart(form)).await?;
+        self.decode(resp).await
+    }
+
+    /// `DELETE /v1/unjoin`: removes a cluster.
+    pub async fn unjoin(&self, cluster: &str) -> Result<ResResponse> {
+        let resp = self.send(self.request(Method::DELETE, paths::UNJOIN).query(&[("cluster", cluster)])).await?;
+        self.decode(resp).await
+    }
+
+    fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        let req = self.http.request(method, format!("{}{path}", self.target.url));
+        match &self.target.token {
+            Some(token) => req.bearer_auth(token),
+            None => req,
+        }
+    }
+
+    /// Sends a request; a non-2xx answer becomes [`Error::Api`].
+    async fn send(&self, req: RequestBuilder) -> Result<Response> {
+        let start = Instant::now();
+        let req = req.build().map_err(|e| Error::Protocol { url: self.target.url.clone(), reason: e.to_string() })?;
+        let (method, url) = (req.method().clone(), req.url().clone());
+        let resp = self.http.execute(req).await.map_err(|e| {
+            debug!(%method, %url, error = ?e, "request failed");
+            Error::Unreachable { url: self.target.url.clone(), origin: self.target.origin.clone(), reason: reason(&e) }
+        })?;
+        let status = resp.status();
+        debug!(%method, %url, status = status.as_u16(), elapsed_ms = start.elapsed().as_millis() as u64, "mc-server answered");
+        if status.is_success() {
+            return Ok(resp);
+        }
+        let text = resp.text().await.unwrap_or_default();
+        let (message, candidates) = match serde_json::from_str::<ApiErrorBody>(&text) {
+            Ok(body) => (body.error, body.candidates.unwrap_or_default()),
+            Err(_) if text.trim().is_empty() => (status.canonical_reason().unwrap_or("error").to_owned(), vec![]),
+            Err(_) => (text.trim().chars().take(200).collect(), vec![]),
+        };
+        let hint = match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Some(format!(
+                "set token in the config file, pass --token or set {TOKEN_ENV}; server from {}",
+                self.target.origin
+            )),
+            _ => None,
+        };
+        Err(Error::Api { status, message, candidates, hint })
+    }
+
+    async fn decode<T: DeserializeOwned>(&self, resp: Response) -> Result<T> {
+        let url = resp.url().to_string();
+        let bytes = resp.bytes().await.map_err(|e| Error::Unreachable {
+            url: self.target.url.clone(),
+            origin: self.target.origin.clone(),
+            reason: reason(&e),
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Protocol { url, reason: format!("invalid JSON: {e}") })
+    }
+}
+
+/// The innermost cause of a transport error, in a few words: `connection refused`.
+fn reason(err: &reqwest::Error) -> String {
+    if err.is_timeout() {
+        return "timed out".into();
+    }
+    let mut source: &dyn std::error::Error = err;
+    while let Some(inner) = source.source() {
+        source = inner;
+    }
+    let text = source.to_string();
+    let text = match text.find(" (os error") {
+        Some(i) => text[..i].to_owned(),
+        None => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "unknown error".into(),
+    }
+}

@@ -1,0 +1,487 @@
+//! The MultiClusterResource controller (SPEC §7): renders the template for every placed cluster,
+//! server-side applies it there, removes copies that lost their place, restores copies changed by
+//! hand, and cleans up behind a finalizer.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::join_all;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
+use kube::runtime::controller::Action as Requeue;
+use kube::runtime::events::{Event, EventType, Recorder};
+use kube::runtime::finalizer::{Event as Finalizer, finalizer};
+use kube::{Client, Resource, ResourceExt};
+use mc_types::Gvr;
+use mc_types::crd::{
+    ClusterResult, ConflictResolution, FIELD_MANAGER, FINALIZER, MANAGED_LABEL, MultiCluster, MultiClusterResource,
+    MultiClusterResourceStatus, OWNER_ANNOTATION, Phase,
+};
+use serde_json::{Value, json};
+use tracing::{info, instrument, warn};
+
+use super::render::render;
+use crate::clusters::Registry;
+
+/// How long one cluster may take to apply or delete one object.
+const PER_CLUSTER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Periodic re-check of every resource, even without events.
+const RESYNC: Duration = Duration::from_secs(300);
+
+/// Errors of a reconcile; all are retried with backoff.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A call to the master cluster failed (retryable).
+    #[error("master cluster: {0}")]
+    Master(#[from] kube::Error),
+    /// Some clusters could not be reached or refused (retryable; the others are done).
+    #[error("{0}")]
+    Clusters(String),
+    /// The finalizer helper failed (retryable).
+    #[error("finalizer: {0}")]
+    Finalizer(String),
+}
+
+/// Result of this module.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where a copy lives: (cluster, gvr, namespace, name).
+pub type CopyKey = (String, Gvr, String, String);
+
+/// What reconcile needs.
+pub struct Context {
+    /// Client of the master cluster.
+    pub master: Client,
+    /// Member clusters and their clients.
+    pub registry: Arc<Registry>,
+    /// Kubernetes Events on the resources.
+    pub recorder: Recorder,
+    /// Copies by location → their MultiClusterResource (`namespace/name`), for drift triggers.
+    pub copies: Mutex<HashMap<CopyKey, String>>,
+}
+
+/// One cluster's attempt.
+struct Outcome {
+    cluster: String,
+    phase: Phase,
+    message: String,
+    copy: Option<(Gvr, String, String)>,
+}
+
+/// Reconciles one MultiClusterResource (behind the cleanup finalizer).
+#[instrument(skip(mcr, ctx), fields(mcr = %mcr.owner_key()))]
+pub async fn reconcile(mcr: Arc<MultiClusterResource>, ctx: Arc<Context>) -> Result<Requeue> {
+    let ns = mcr.namespace().unwrap_or_else(|| "default".into());
+    let api: Api<MultiClusterResource> = Api::namespaced(ctx.master.clone(), &ns);
+    finalizer(&api, FINALIZER, mcr, |event| async {
+        match event {
+            Finalizer::Apply(mcr) => apply(&mcr, &ctx).await,
+            Finalizer::Cleanup(mcr) => cleanup(&mcr, &ctx).await,
+        }
+    })
+    .await
+    .map_err(|e| match e {
+        kube::runtime::finalizer::Error::ApplyFailed(e) | kube::runtime::finalizer::Error::CleanupFailed(e) => e,
+        other => Error::Finalizer(other.to_string()),
+    })
+}
+
+/// Retries failures with a short delay so a cluster that returns is served quickly.
+pub fn error_policy(mcr: Arc<MultiClusterResource>, err: &Error, _ctx: Arc<Context>) -> Requeue {
+    warn!(mcr = %mcr.owner_key(), error = %err, "reconcile failed; retrying");
+    Requeue::requeue(Duration::from_secs(3))
+}
+
+/// The clusters a resource is placed on: names, plus MultiCluster objects matching the selector;
+/// neither given → the master only.
+async fn placed_clusters(mcr: &MultiClusterResource, ctx: &Context) -> Result<Vec<String>> {
+    let mut names: Vec<String> = Vec::new();
+    let placement = mcr.spec.placement.clone().unwrap_or_default();
+    for c in &placement.clusters {
+        if !names.contains(&c.name) {
+            names.push(c.name.clone());
+        }
+    }
+    if let Some(sel) = &placement.cluster_selector {
+        let text = selector_text(sel);
+        let api: Api<MultiCluster> = Api::all(ctx.master.clone());
+        for mc in api.list(&ListParams::default().labels(&text)).await? {
+            let n = mc.spec.name.clone();
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    if placement.clusters.is_empty() && placement.cluster_selector.is_none() {
+        if let Some(master) = ctx.registry.all().into_iter().find(|c| c.spec.is_master) {
+            names.push(master.name().to_string());
+        }
+    }
+    Ok(names)
+}
+
+/// A Kubernetes label selector object as selector text.
+fn selector_text(sel: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for (k, v) in sel.match_labels.clone().unwrap_or_default() {
+        parts.push(format!("{k}={v}"));
+    }
+    for e in sel.match_expressions.clone().unwrap_or_default() {
+        let values = e.values.unwrap_or_default().join(",");
+        parts.push(match e.operator.as_str() {
+            "In" => format!("{} in ({values})", e.key),
+            "NotIn" => format!("{} notin ({values})", e.key),
+            "Exists" => e.key.clone(),
+            _ => format!("!{}", e.key),
+        });
+    }
+    parts.join(",")
+}
+
+async fn apply(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
+    let placed = placed_clusters(mcr, ctx).await?;
+    let previous = mcr.status.clone().unwrap_or_default();
+    let generation = mcr.metadata.generation;
+
+    // Copies in clusters that left the placement go first.
+    let mut outcomes = Vec::new();
+    let mut leftovers = Vec::new();
+    for old in &previous.clusters {
+        if !placed.contains(&old.name) && old.phase != Phase::Conflict {
+            leftovers.push(old.name.clone());
+        }
+    }
+    let removals = join_all(leftovers.iter().map(|c| delete_copy(mcr, ctx, c))).await;
+    for (cluster, result) in leftovers.iter().zip(removals) {
+        if let Err(message) = result {
+            outcomes.push(Outcome { cluster: cluster.clone(), phase: Phase::Deleting, message, copy: None });
+        }
+    }
+
+    let applied = join_all(placed.iter().map(|c| apply_to(mcr, ctx, c))).await;
+    outcomes.extend(applied);
+
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| matches!(o.phase, Phase::Failed | Phase::Deleting))
+        .map(|o| format!("{}: {}", o.cluster, o.message))
+        .collect();
+    {
+        let mut copies = ctx.copies.lock().unwrap_or_else(|e| e.into_inner());
+        let key = mcr.owner_key();
+        copies.retain(|_, owner| owner != &key);
+        for o in &outcomes {
+            if let (Phase::Applied, Some((gvr, ns, name))) = (o.phase, &o.copy) {
+                copies.insert((o.cluster.clone(), gvr.clone(), ns.clone(), name.clone()), key.clone());
+            }
+        }
+    }
+    write_status(mcr, ctx, &previous, outcomes, placed.len(), generation, failed.is_empty()).await?;
+    if failed.is_empty() { Ok(Requeue::requeue(RESYNC)) } else { Err(Error::Clusters(failed.join("; "))) }
+}
+
+/// Renders and applies the object in one cluster.
+async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> Outcome {
+    let mut out = Outcome { cluster: cluster.to_string(), phase: Phase::Failed, message: String::new(), copy: None };
+    let actions = mcr
+        .spec
+        .customize
+        .as_ref()
+        .and_then(|c| c.clusters.iter().find(|cc| cc.name == cluster))
+        .map(|cc| cc.action.clone())
+        .unwrap_or_default();
+    let object = match render(&mcr.spec.template, &actions) {
+        Ok(o) => o,
+        Err(e) => {
+            out.message = e.to_string();
+            return out;
+        }
+    };
+    let Some(member) = ctx.registry.get(cluster) else {
+        out.message = format!("cluster {cluster} is not a member (not configured or joined); it is applied once it joins");
+        return out;
+    };
+    let Some(client) = member.client() else {
+        out.message = format!("cluster {cluster} is not ready: {}", member.state().message.unwrap_or_default());
+        return out;
+    };
+    let target = match Target::of(&object, mcr, &member.catalog()) {
+        Ok(t) => t,
+        Err(e) => {
+            out.message = e;
+            return out;
+        }
+    };
+    out.copy = Some((target.gvr.clone(), target.namespace.clone().unwrap_or_default(), target.name.clone()));
+    let owner = mcr.owner_key();
+    let result = tokio::time::timeout(PER_CLUSTER_TIMEOUT, async {
+        let api = target.api(client);
+        // Someone else's object is not taken over silently.
+        if let Some(existing) = api.get_opt(&target.name).await.map_err(|e| e.to_string())? {
+            let ours = existing.annotations().get(OWNER_ANNOTATION) == Some(&owner);
+            let overwrite = mcr.spec.conflict_resolution == Some(ConflictResolution::Overwrite);
+            if !ours && !overwrite {
+                let by = existing.annotations().get(OWNER_ANNOTATION).cloned();
+                return Ok(Some(match by {
+                    Some(other) => format!("{} exists and belongs to MultiClusterResource {other}", target.describe()),
+                    None => format!(
+                        "{} exists and was not created by kubectl-multicluster; set spec.conflictResolution: Overwrite to adopt it",
+                        target.describe()
+                    ),
+                }));
+            }
+        }
+        let mut body = object.clone();
+        mark(&mut body, &owner, target.namespace.as_deref());
+        let params = PatchParams::apply(FIELD_MANAGER).force();
+        api.patch(&target.name, &params, &Patch::Apply(&body)).await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(None)
+    })
+    .await;
+    match result {
+        Ok(Ok(None)) => {
+            out.phase = Phase::Applied;
+        }
+        Ok(Ok(Some(conflict))) => {
+            out.phase = Phase::Conflict;
+            out.message = conflict;
+        }
+        Ok(Err(e)) => out.message = e,
+        Err(_) => out.message = format!("timed out after {PER_CLUSTER_TIMEOUT:?}"),
+    }
+    out
+}
+
+/// Sets the owner annotation, the managed label and the namespace on a copy.
+fn mark(body: &mut Value, owner: &str, namespace: Option<&str>) {
+    if !body["metadata"].is_object() {
+        body["metadata"] = json!({});
+    }
+    let meta = &mut body["metadata"];
+    if let Some(ns) = namespace {
+        meta["namespace"] = json!(ns);
+    }
+    if !meta["annotations"].is_object() {
+        meta["annotations"] = json!({});
+    }
+    meta["annotations"][OWNER_ANNOTATION] = json!(owner);
+    if !meta["labels"].is_object() {
+        meta["labels"] = json!({});
+    }
+    meta["labels"][MANAGED_LABEL] = json!(FIELD_MANAGER);
+    // Server-managed fields must not be applied.
+    if let Some(m) = meta.as_object_mut() {
+        for f in ["resourceVersion", "uid", "creationTimestamp", "managedFields", "generation"] {
+            m.remove(f);
+        }
+    }
+    if let Some(o) = body.as_object_mut() {
+        o.remove("status");
+    }
+}
+
+/// Removes our copy from one cluster (only if it is ours). `Err` keeps it for a retry.
+async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> Result<(), String> {
+    let Some(member) = ctx.registry.get(cluster) else { return Ok(()) }; // unjoined: left in place
+    let Some(client) = member.client() else {
+        return Err(format!("cluster {cluster} is not ready; the copy is removed when it returns"));
+    };
+    let actions = mcr
+        .spec
+        .customize
+        .as_ref()
+        .and_then(|c| c.clusters.iter().find(|cc| cc.name == cluster))
+        .map(|cc| cc.action.clone())
+        .unwrap_or_default();
+    let object = render(&mcr.spec.template, &actions).unwrap_or_else(|_| mcr.spec.template.clone());
+    let target = Target::of(&object, mcr, &member.catalog())?;
+    let api = target.api(client);
+    let owner = mcr.owner_key();
+    tokio::time::timeout(PER_CLUSTER_TIMEOUT, async {
+        match api.get_opt(&target.name).await.map_err(|e| e.to_string())? {
+            Some(existing) if existing.annotations().get(OWNER_ANNOTATION) == Some(&owner) => {
+                match api.delete(&target.name, &DeleteParams::background()).await {
+                    Ok(_) => Ok(()),
+                    Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            _ => Ok(()),
+        }
+    })
+    .await
+    .map_err(|_| format!("timed out after {PER_CLUSTER_TIMEOUT:?}"))??;
+    ctx.copies
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|k, o| !(o == &owner && k.0 == cluster));
+    info!(cluster, object = %target.describe(), "copy removed");
+    Ok(())
+}
+
+async fn cleanup(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
+    let mut clusters = placed_clusters(mcr, ctx).await.unwrap_or_default();
+    for c in mcr.status.clone().unwrap_or_default().clusters {
+        if !clusters.contains(&c.name) {
+            clusters.push(c.name);
+        }
+    }
+    let results = join_all(clusters.iter().map(|c| delete_copy(mcr, ctx, c))).await;
+    let failed: Vec<String> =
+        clusters.iter().zip(results).filter_map(|(c, r)| r.err().map(|e| format!("{c}: {e}"))).collect();
+    if failed.is_empty() {
+        publish(ctx, mcr, EventType::Normal, "Deleted", "every copy removed".into()).await;
+        return Ok(Requeue::await_change());
+    }
+    // Show which clusters hold the deletion up.
+    let previous = mcr.status.clone().unwrap_or_default();
+    let outcomes = failed
+        .iter()
+        .map(|f| {
+            let (c, m) = f.split_once(": ").unwrap_or((f, ""));
+            Outcome { cluster: c.to_string(), phase: Phase::Deleting, message: m.to_string(), copy: None }
+        })
+        .collect();
+    let _ = write_status(mcr, ctx, &previous, outcomes, clusters.len(), mcr.metadata.generation, false).await;
+    Err(Error::Clusters(failed.join("; ")))
+}
+
+/// Writes status (keeping transition times of unchanged phases) and publishes Events on changes.
+async fn write_status(
+    mcr: &MultiClusterResource,
+    ctx: &Context,
+    previous: &MultiClusterResourceStatus,
+    outcomes: Vec<Outcome>,
+    placed: usize,
+    generation: Option<i64>,
+    synced: bool,
+) -> Result<()> {
+    let now = Timestamp::now().to_string();
+    let before: BTreeMap<&str, &ClusterResult> = previous.clusters.iter().map(|c| (c.name.as_str(), c)).collect();
+    let mut clusters = Vec::new();
+    for o in &outcomes {
+        let old = before.get(o.cluster.as_str());
+        let changed = old.is_none_or(|c| c.phase != o.phase || c.message != o.message);
+        let since = match old {
+            Some(c) if c.phase == o.phase => c.last_transition_time.clone(),
+            _ => Some(now.clone()),
+        };
+        clusters.push(ClusterResult {
+            name: o.cluster.clone(),
+            phase: o.phase,
+            message: o.message.clone(),
+            observed_generation: generation,
+            last_transition_time: since,
+        });
+        if changed {
+            let (kind, reason) = match o.phase {
+                Phase::Applied => (EventType::Normal, "Applied"),
+                Phase::Conflict => (EventType::Warning, "Conflict"),
+                Phase::Deleting => (EventType::Warning, "DeleteFailed"),
+                _ => (EventType::Warning, "ApplyFailed"),
+            };
+            let note = if o.message.is_empty() { format!("applied to {}", o.cluster) } else { format!("{}: {}", o.cluster, o.message) };
+            publish(ctx, mcr, kind, reason, note).await;
+        }
+    }
+    let applied = clusters.iter().filter(|c| c.phase == Phase::Applied).count();
+    let ready = applied == placed && placed > 0;
+    let condition = |type_: &str, ok: bool, reason: &str, message: String| {
+        let old = previous.conditions.iter().find(|c| c.type_ == type_);
+        let status = if ok { "True" } else { "False" };
+        Condition {
+            type_: type_.into(),
+            status: status.into(),
+            reason: reason.into(),
+            message,
+            observed_generation: generation,
+            last_transition_time: match old {
+                Some(c) if c.status == status => c.last_transition_time.clone(),
+                _ => Time(Timestamp::now()),
+            },
+        }
+    };
+    let problems: Vec<String> =
+        clusters.iter().filter(|c| c.phase != Phase::Applied).map(|c| format!("{}: {}", c.name, c.phase)).collect();
+    let status = MultiClusterResourceStatus {
+        ready: format!("{applied}/{placed}"),
+        observed_generation: generation,
+        clusters,
+        conditions: vec![
+            condition(
+                "Ready",
+                ready,
+                if ready { "AllApplied" } else { "NotAllApplied" },
+                if ready { format!("applied to {applied} clusters") } else { problems.join(", ") },
+            ),
+            condition("Synced", synced, if synced { "ReconcileSucceeded" } else { "ReconcileFailed" }, String::new()),
+        ],
+    };
+    if previous == &status {
+        return Ok(());
+    }
+    let api: Api<MultiClusterResource> =
+        Api::namespaced(ctx.master.clone(), &mcr.namespace().unwrap_or_else(|| "default".into()));
+    api.patch_status(&mcr.name_any(), &PatchParams::default(), &Patch::Merge(json!({"status": status}))).await?;
+    Ok(())
+}
+
+async fn publish(ctx: &Context, mcr: &MultiClusterResource, type_: EventType, reason: &str, note: String) {
+    let ev = Event { type_, reason: reason.into(), note: Some(note), action: "Dispatch".into(), secondary: None };
+    if let Err(e) = ctx.recorder.publish(&ev, &mcr.object_ref(&())).await {
+        warn!(error = %e, "publishing an event failed");
+    }
+}
+
+/// The API coordinates of a rendered object in one cluster.
+struct Target {
+    ar: ApiResource,
+    gvr: Gvr,
+    namespace: Option<String>,
+    name: String,
+}
+
+impl Target {
+    fn of(object: &Value, mcr: &MultiClusterResource, catalog: &[mc_types::ResourceInfo]) -> Result<Target, String> {
+        let api_version = object["apiVersion"].as_str().ok_or("the template has no apiVersion")?;
+        let kind = object["kind"].as_str().ok_or("the template has no kind")?;
+        let name = object["metadata"]["name"].as_str().ok_or("the template has no metadata.name")?;
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let info = catalog
+            .iter()
+            .find(|r| r.group == group && r.kind == kind && r.version == version)
+            .or_else(|| catalog.iter().find(|r| r.group == group && r.kind == kind))
+            .ok_or_else(|| format!("the cluster does not serve {kind} in {api_version}"))?;
+        let namespace = info.namespaced.then(|| {
+            object["metadata"]["namespace"]
+                .as_str()
+                .map(String::from)
+                .or_else(|| mcr.namespace())
+                .unwrap_or_else(|| "default".into())
+        });
+        let ar = ApiResource {
+            group: group.into(),
+            version: version.into(),
+            api_version: api_version.into(),
+            kind: kind.into(),
+            plural: info.resource.clone(),
+        };
+        Ok(Target { gvr: Gvr::new(group, version, &info.resource), ar, namespace, name: name.into() })
+    }
+
+    fn api(&self, client: Client) -> Api<DynamicObject> {
+        match &self.namespace {
+            Some(ns) => Api::namespaced_with(client, ns, &self.ar),
+            None => Api::all_with(client, &self.ar),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {ns}/{}", self.ar.kind, self.name),
+            None => format!("{} {}", self.ar.kind, self.name),
+        }
+    }
+}

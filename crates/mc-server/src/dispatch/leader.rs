@@ -1,0 +1,90 @@
+//! Leader election through a `coordination.k8s.io/v1` Lease in the master cluster: only the
+//! leader dispatches (and, on a shared database, writes sync data); the others serve queries.
+
+use std::time::Duration;
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
+use kube::api::{Api, PostParams};
+use kube::Client;
+use serde_json::json;
+use tokio::sync::watch;
+use tracing::{info, warn};
+
+/// Lease name.
+pub const LEASE_NAME: &str = "mc-server-leader";
+/// How long a lease is valid without renewal: the hand-over time when a leader dies.
+pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+/// How often the holder renews (and others try).
+const RETRY: Duration = Duration::from_secs(2);
+
+/// Keeps trying to hold the lease; publishes leadership on `tx`. Runs until aborted.
+pub async fn elect(client: Client, namespace: String, identity: String, tx: watch::Sender<bool>) {
+    let api: Api<Lease> = Api::namespaced(client, &namespace);
+    loop {
+        let leading = match try_acquire(&api, &identity).await {
+            Ok(l) => l,
+            Err(e) => {
+                warn!(error = %e, "lease update failed");
+                // Without a successful renewal inside the lease duration we must step down.
+                false
+            }
+        };
+        if *tx.borrow() != leading {
+            info!(identity = %identity, leading, "leadership changed");
+            let _ = tx.send(leading);
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+async fn try_acquire(api: &Api<Lease>, me: &str) -> kube::Result<bool> {
+    let now = Timestamp::now();
+    let secs = i32::try_from(LEASE_DURATION.as_secs()).unwrap_or(15);
+    let Some(mut lease) = api.get_opt(LEASE_NAME).await? else {
+        let lease: Lease = serde_json::from_value(json!({
+            "metadata": {"name": LEASE_NAME},
+            "spec": {"holderIdentity": me, "leaseDurationSeconds": secs,
+                     "acquireTime": MicroTime(now), "renewTime": MicroTime(now), "leaseTransitions": 0}
+        }))
+        .map_err(kube::Error::SerdeError)?;
+        return match api.create(&PostParams::default(), &lease).await {
+            Ok(_) => Ok(true),
+            Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
+            Err(e) => Err(e),
+        };
+    };
+    let spec = lease.spec.get_or_insert_with(Default::default);
+    let holder = spec.holder_identity.clone().unwrap_or_default();
+    let expired = spec.renew_time.as_ref().is_none_or(|t| {
+        let dur = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(secs)));
+        t.0.checked_add(dur).map(|end| end < now).unwrap_or(true)
+    });
+    if holder != me && !expired && !holder.is_empty() {
+        return Ok(false);
+    }
+    if holder != me {
+        spec.acquire_time = Some(MicroTime(now));
+        spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+    }
+    spec.holder_identity = Some(me.to_string());
+    spec.lease_duration_seconds = Some(secs);
+    spec.renew_time = Some(MicroTime(now));
+    // `replace` carries the resourceVersion: two contenders cannot both win.
+    match api.replace(LEASE_NAME, &PostParams::default(), &lease).await {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// A unique identity for this process.
+pub fn identity() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_else(|_| "mc-server".into());
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    format!("{host}-{}-{nanos:08x}", std::process::id())
+}

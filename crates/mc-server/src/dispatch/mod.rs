@@ -1,0 +1,155 @@
+//! Dispatch (SPEC §7): the MultiClusterResource controller, the cluster registry objects and
+//! leader election, all against the master cluster.
+
+pub mod controller;
+pub mod crds;
+pub mod leader;
+pub mod registry;
+pub mod render;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{Stream, StreamExt, stream};
+use kube::api::Api;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::Client;
+use mc_types::crd::{MultiCluster, MultiClusterResource, OWNER_ANNOTATION};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
+
+use crate::clusters::{ClusterSpec, Registry, connect};
+use crate::sync::SyncContext;
+use controller::{Context, error_policy, reconcile};
+
+/// Settings of the dispatch side.
+#[derive(Clone, Debug)]
+pub struct DispatchConfig {
+    /// Namespace of the leader Lease.
+    pub namespace: String,
+}
+
+/// Runs dispatch for the life of the server: connects to the master, installs the CRDs, takes
+/// part in leader election and, while leading, runs the controller and the registry upkeep.
+pub async fn run(master: ClusterSpec, registry: Arc<Registry>, sync: SyncContext, config: DispatchConfig, leading: watch::Sender<bool>) {
+    let client = connect_with_retry(&master).await;
+    let mut backoff = Duration::from_secs(1);
+    while let Err(e) = crds::install(&client).await {
+        warn!(error = %e, "installing CRDs in the master cluster failed; retrying");
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+    let identity = leader::identity();
+    let mut rx = leading.subscribe();
+    tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading));
+    let mut tasks: Vec<JoinHandle<()>> = Vec::new();
+    loop {
+        if rx.changed().await.is_err() {
+            return;
+        }
+        let now_leading = *rx.borrow();
+        for t in tasks.drain(..) {
+            t.abort();
+        }
+        if now_leading {
+            info!("leading: dispatching");
+            tasks.push(tokio::spawn(registry::maintain(client.clone(), registry.clone(), sync.ready_tx.subscribe())));
+            tasks.push(tokio::spawn(controller_loop(client.clone(), registry.clone(), sync.clone())));
+        } else {
+            info!("not leading: serving queries only");
+        }
+    }
+}
+
+async fn connect_with_retry(master: &ClusterSpec) -> Client {
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        match connect(master).await {
+            Ok(c) => match c.apiserver_version().await {
+                Ok(_) => return c,
+                Err(e) => warn!(cluster = %master.name, error = %e, "master cluster unreachable; retrying"),
+            },
+            Err(e) => warn!(cluster = %master.name, error = %e, "master cluster client failed; retrying"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncContext) {
+    let reporter = Reporter { controller: "kubectl-multicluster".into(), instance: Some(leader::identity()) };
+    let ctx = Arc::new(Context {
+        master: client.clone(),
+        registry,
+        recorder: Recorder::new(client.clone(), reporter),
+        copies: Mutex::new(HashMap::new()),
+    });
+    let api: Api<MultiClusterResource> = Api::all(client.clone());
+    let drift = drift_triggers(sync.notices.subscribe(), ctx.clone());
+    let everything = stream::select(ready_triggers(sync.ready_tx.subscribe()), cluster_label_changes(client));
+    Controller::new(api, watcher::Config::default())
+        .reconcile_on(drift)
+        .reconcile_all_on(everything)
+        .run(reconcile, error_policy, ctx)
+        .for_each(|_| async {})
+        .await;
+}
+
+/// A copy changed or deleted in a member cluster → its MultiClusterResource, at once.
+fn drift_triggers(
+    rx: tokio::sync::broadcast::Receiver<Arc<crate::sync::writer::Notice>>,
+    ctx: Arc<Context>,
+) -> impl Stream<Item = ObjectRef<MultiClusterResource>> + Send + 'static {
+    stream::unfold((rx, ctx), |(mut rx, ctx)| async move {
+        loop {
+            match rx.recv().await {
+                Ok(n) => {
+                    let owner = if n.deleted {
+                        let key = (n.cluster.clone(), n.gvr.clone(), n.namespace.clone(), n.name.clone());
+                        ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+                    } else {
+                        n.object["metadata"]["annotations"][OWNER_ANNOTATION].as_str().map(String::from)
+                    };
+                    if let Some((ns, name)) = owner.as_deref().and_then(|o| o.split_once('/')) {
+                        return Some((ObjectRef::new(name).within(ns), (rx, ctx)));
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}
+
+/// A cluster became ready (or joined) → everything is reconciled.
+fn ready_triggers(rx: tokio::sync::broadcast::Receiver<String>) -> impl Stream<Item = ()> + Send + 'static {
+    stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return Some(((), rx)),
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    })
+}
+
+/// Labels of a MultiCluster changed (placement by selector) → everything is reconciled.
+fn cluster_label_changes(client: Client) -> impl Stream<Item = ()> + Send + 'static {
+    let api: Api<MultiCluster> = Api::all(client);
+    let mut seen: HashMap<String, std::collections::BTreeMap<String, String>> = HashMap::new();
+    watcher(api, watcher::Config::default()).default_backoff().applied_objects().filter_map(move |r| {
+        let changed = match r {
+            Ok(mc) => {
+                let name = mc.metadata.name.clone().unwrap_or_default();
+                let labels = mc.metadata.labels.clone().unwrap_or_default();
+                seen.insert(name, labels.clone()).is_none_or(|old| old != labels)
+            }
+            Err(_) => false,
+        };
+        futures::future::ready(changed.then_some(()))
+    })
+}

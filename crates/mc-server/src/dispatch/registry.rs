@@ -1,0 +1,99 @@
+//! Keeps one `MultiCluster` object per cluster in the master, with the config's labels and a
+//! status that follows the cluster's health.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use kube::{Client, ResourceExt};
+use mc_types::crd::{FIELD_MANAGER, MANAGED_LABEL, MultiCluster};
+use serde_json::json;
+use tracing::{info, warn};
+
+use crate::clusters::{Cluster, Registry};
+
+/// How often the objects are brought up to date.
+const EVERY: Duration = Duration::from_secs(5);
+
+/// Runs until aborted (only on the leader).
+pub async fn maintain(client: Client, registry: Arc<Registry>, mut ready: tokio::sync::broadcast::Receiver<String>) {
+    let api: Api<MultiCluster> = Api::all(client);
+    let mut written: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    remove_stale(&api, &registry).await;
+    loop {
+        for cluster in registry.all() {
+            let (spec, status) = desired(&cluster);
+            if written.get(cluster.name()) == Some(&json!([spec, status])) {
+                continue;
+            }
+            match write(&api, &cluster, &spec, &status).await {
+                Ok(()) => {
+                    written.insert(cluster.name().to_string(), json!([spec, status]));
+                }
+                Err(e) => warn!(cluster = cluster.name(), error = %e, "updating the MultiCluster object failed"),
+            }
+        }
+        written.retain(|name, _| registry.get(name).is_some());
+        tokio::select! {
+            _ = tokio::time::sleep(EVERY) => {}
+            _ = ready.recv() => {}
+        }
+    }
+}
+
+fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
+    let state = cluster.state();
+    let spec = json!({
+        "name": cluster.name(),
+        "host": cluster.spec.host,
+        "version": state.version,
+        "platform": state.platform,
+        "isMaster": cluster.spec.is_master,
+    });
+    let status = if state.ready {
+        json!({"status": "Healthy"})
+    } else {
+        json!({"status": "NotReady", "message": state.message.unwrap_or_default()})
+    };
+    (spec, status)
+}
+
+async fn write(api: &Api<MultiCluster>, cluster: &Cluster, spec: &serde_json::Value, status: &serde_json::Value) -> kube::Result<()> {
+    let mut labels = cluster.spec.labels.clone();
+    labels.insert(MANAGED_LABEL.into(), FIELD_MANAGER.into());
+    let body = json!({
+        "apiVersion": "mulitcluster.practice.com/v1alpha1",
+        "kind": "MultiCluster",
+        "metadata": {"name": cluster.name(), "labels": labels},
+        "spec": spec,
+    });
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    api.patch(cluster.name(), &params, &Patch::Apply(&body)).await?;
+    api.patch_status(cluster.name(), &PatchParams::default(), &Patch::Merge(json!({"status": status}))).await?;
+    Ok(())
+}
+
+/// Removes MultiCluster objects we made for clusters that are no longer configured or joined.
+async fn remove_stale(api: &Api<MultiCluster>, registry: &Registry) {
+    let Ok(list) = api.list(&ListParams::default().labels(&format!("{MANAGED_LABEL}={FIELD_MANAGER}"))).await else {
+        return;
+    };
+    for mc in list {
+        let name = mc.name_any();
+        if registry.get(&name).is_none() {
+            info!(cluster = %name, "removing the MultiCluster object of a cluster no longer known");
+            let _ = api.delete(&name, &DeleteParams::default()).await;
+        }
+    }
+}
+
+/// Deletes one cluster's MultiCluster object (unjoin).
+pub async fn forget(client: Client, name: &str) -> kube::Result<()> {
+    let api: Api<MultiCluster> = Api::all(client);
+    match api.delete(name, &DeleteParams::default()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
