@@ -341,7 +341,7 @@ mod tests {
             (act("replace", "/spec/replicas", json!([])), "empty list"),
             (act("add", "/spec/replicas/x", json!([1])), "cannot add a member to a number"),
             (act("add", "/spec/replicas/x/y", json!([1])), "is a number"),
-            (act("replace", "/spec/template/spec/containers/5/image", json!(["x"])), "does not exist"),
+            (act("replace", "/spec/template/spec/containers/5/image", json!(["x"])), "index 5 is out of range"),
             (act("add", "/spec/template/spec/containers/9", json!(["x"])), "out of range"),
             (act("add", "", json!(["x"])), "must name a field"),
             (act("add", "/a~2", json!(["x"])), "bad escape"),
