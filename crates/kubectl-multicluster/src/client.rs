@@ -4,7 +4,9 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, BoxStream, StreamExt};
 use mc_types::ResourceInfo;
-use mc_types::api::{ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths};
+use mc_types::api::{
+    ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths,
+};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use tracing::debug;
@@ -166,39 +168,39 @@ impl Client {
         let origin = self.target.origin.clone();
         let base = self.target.url.clone();
         let bytes = resp.bytes_stream().boxed();
-        let lines = stream::unfold((bytes, Vec::<u8>::new(), false), move |(mut bytes, mut buf, mut done)| {
-            let (url, origin, base) = (url.clone(), origin.clone(), base.clone());
-            async move {
-                loop {
-                    if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
-                        let line: Vec<u8> = buf.drain(..=pos).collect();
-                        if line.iter().all(u8::is_ascii_whitespace) {
-                            continue;
+        let lines =
+            stream::unfold((bytes, Vec::<u8>::new(), false), move |(mut bytes, mut buf, mut done)| {
+                let (url, origin, base) = (url.clone(), origin.clone(), base.clone());
+                async move {
+                    loop {
+                        if let Some(pos) = buf.iter().position(|&b| b == b'\n') {
+                            let line: Vec<u8> = buf.drain(..=pos).collect();
+                            if line.iter().all(u8::is_ascii_whitespace) {
+                                continue;
+                            }
+                            let event = serde_json::from_slice::<WatchEvent>(&line).map_err(|e| {
+                                Error::Protocol { url: url.clone(), reason: format!("bad watch event: {e}") }
+                            });
+                            return Some((event, (bytes, buf, done)));
                         }
-                        let event = serde_json::from_slice::<WatchEvent>(&line).map_err(|e| Error::Protocol {
-                            url: url.clone(),
-                            reason: format!("bad watch event: {e}"),
-                        });
-                        return Some((event, (bytes, buf, done)));
-                    }
-                    if done {
-                        return None;
-                    }
-                    match bytes.next().await {
-                        Some(Ok(chunk)) => buf.extend_from_slice(&chunk),
-                        Some(Err(e)) => {
-                            let err = Error::Unreachable { url: base, origin, reason: reason(&e) };
-                            return Some((Err(err), (bytes, Vec::new(), true)));
+                        if done {
+                            return None;
                         }
-                        None => {
-                            // The stream ended; a last line without a newline still counts.
-                            done = true;
-                            buf.push(b'\n');
+                        match bytes.next().await {
+                            Some(Ok(chunk)) => buf.extend_from_slice(&chunk),
+                            Some(Err(e)) => {
+                                let err = Error::Unreachable { url: base, origin, reason: reason(&e) };
+                                return Some((Err(err), (bytes, Vec::new(), true)));
+                            }
+                            None => {
+                                // The stream ended; a last line without a newline still counts.
+                                done = true;
+                                buf.push(b'\n');
+                            }
                         }
                     }
                 }
-            }
-        });
+            });
         Ok(lines.boxed())
     }
 
@@ -215,7 +217,13 @@ impl Client {
     }
 
     /// `POST /v1/join`: registers a cluster from a kubeconfig.
-    pub async fn join(&self, cluster: &str, kubeconfig: Vec<u8>, insecure: bool, context: Option<&str>) -> Result<ResResponse> {
+    pub async fn join(
+        &self,
+        cluster: &str,
+        kubeconfig: Vec<u8>,
+        insecure: bool,
+        context: Option<&str>,
+    ) -> Result<ResResponse> {
         let mut params = vec![("cluster", cluster.to_owned()), ("insecure", insecure.to_string())];
         if let Some(c) = context {
             params.push(("context", c.to_owned()));
@@ -228,7 +236,8 @@ impl Client {
 
     /// `DELETE /v1/unjoin`: removes a cluster.
     pub async fn unjoin(&self, cluster: &str) -> Result<ResResponse> {
-        let resp = self.send(self.request(Method::DELETE, paths::UNJOIN).query(&[("cluster", cluster)])).await?;
+        let resp =
+            self.send(self.request(Method::DELETE, paths::UNJOIN).query(&[("cluster", cluster)])).await?;
         self.decode(resp).await
     }
 
@@ -243,11 +252,17 @@ impl Client {
     /// Sends a request; a non-2xx answer becomes [`Error::Api`].
     async fn send(&self, req: RequestBuilder) -> Result<Response> {
         let start = Instant::now();
-        let req = req.build().map_err(|e| Error::Protocol { url: self.target.url.clone(), reason: e.to_string() })?;
+        let req = req
+            .build()
+            .map_err(|e| Error::Protocol { url: self.target.url.clone(), reason: e.to_string() })?;
         let (method, url) = (req.method().clone(), req.url().clone());
         let resp = self.http.execute(req).await.map_err(|e| {
             debug!(%method, %url, error = ?e, "request failed");
-            Error::Unreachable { url: self.target.url.clone(), origin: self.target.origin.clone(), reason: reason(&e) }
+            Error::Unreachable {
+                url: self.target.url.clone(),
+                origin: self.target.origin.clone(),
+                reason: reason(&e),
+            }
         })?;
         let status = resp.status();
         debug!(%method, %url, status = status.as_u16(), elapsed_ms = start.elapsed().as_millis() as u64, "mc-server answered");
@@ -257,7 +272,9 @@ impl Client {
         let text = resp.text().await.unwrap_or_default();
         let (message, candidates) = match serde_json::from_str::<ApiErrorBody>(&text) {
             Ok(body) => (body.error, body.candidates.unwrap_or_default()),
-            Err(_) if text.trim().is_empty() => (status.canonical_reason().unwrap_or("error").to_owned(), vec![]),
+            Err(_) if text.trim().is_empty() => {
+                (status.canonical_reason().unwrap_or("error").to_owned(), vec![])
+            }
             Err(_) => (text.trim().chars().take(200).collect(), vec![]),
         };
         let hint = match status {
@@ -277,7 +294,8 @@ impl Client {
             origin: self.target.origin.clone(),
             reason: reason(&e),
         })?;
-        serde_json::from_slice(&bytes).map_err(|e| Error::Protocol { url, reason: format!("invalid JSON: {e}") })
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Error::Protocol { url, reason: format!("invalid JSON: {e}") })
     }
 }
 

@@ -30,7 +30,9 @@ pub enum Error {
     #[error("{0}; fix it, or write a new one with `{HOW_TO_CREATE} --force`")]
     Broken(ConfigError),
     /// No home directory to look for the default config in.
-    #[error("no home directory to find ~/.multi-cluster-operator/config in; set {CONFIG_ENV} or pass --server")]
+    #[error(
+        "no home directory to find ~/.multi-cluster-operator/config in; set {CONFIG_ENV} or pass --server"
+    )]
     NoHome,
     /// `apply`/`delete` need a kubeconfig and none is configured.
     #[error(
@@ -110,7 +112,11 @@ pub struct Settings<E = fn(&str) -> Option<String>> {
 impl Settings {
     /// Settings from the process environment and home directory.
     pub fn from_process(overrides: Overrides) -> Self {
-        Settings { overrides, env: |key| std::env::var(key).ok().filter(|v| !v.is_empty()), home: dirs::home_dir() }
+        Settings {
+            overrides,
+            env: |key| std::env::var(key).ok().filter(|v| !v.is_empty()),
+            home: dirs::home_dir(),
+        }
     }
 }
 
@@ -178,17 +184,19 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
 
 /// `host:port` → `http://host:port`; a trailing slash is dropped.
 fn normalize_url(url: &str, origin: &Origin) -> Result<String> {
-    let url = url.trim().trim_end_matches('/');
-    let url = if url.contains("://") { url.to_owned() } else { format!("http://{url}") };
-    let bad = |reason: &str| Error::BadUrl { url: url.clone(), origin: origin.clone(), reason: reason.into() };
-    let rest = match url.split_once("://") {
-        Some(("http" | "https", rest)) => rest,
-        _ => return Err(bad("the scheme must be http or https")),
-    };
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let rest = rest.trim_end_matches('/');
+    let full = format!("{scheme}://{rest}");
+    let bad =
+        |reason: &str| Error::BadUrl { url: url.to_owned(), origin: origin.clone(), reason: reason.into() };
+    if scheme != "http" && scheme != "https" {
+        return Err(bad("the scheme must be http or https"));
+    }
     if rest.is_empty() || rest.starts_with(':') || rest.starts_with('/') {
         return Err(bad("no host"));
     }
-    Ok(url)
+    Ok(full)
 }
 
 #[cfg(test)]
@@ -212,8 +220,13 @@ mod tests {
             Fixture { dir }
         }
 
-        fn settings(&self, overrides: Overrides, env: &[(&str, &str)]) -> Settings<impl Fn(&str) -> Option<String>> {
-            let env: HashMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        fn settings(
+            &self,
+            overrides: Overrides,
+            env: &[(&str, &str)],
+        ) -> Settings<impl Fn(&str) -> Option<String> + use<>> {
+            let env: HashMap<String, String> =
+                env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
             Settings::new(overrides, move |k: &str| env.get(k).cloned(), Some(self.dir.clone()))
         }
 
@@ -228,7 +241,8 @@ mod tests {
         }
     }
 
-    const ORIGINAL: &str = "serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n";
+    const ORIGINAL: &str =
+        "serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n";
 
     #[test]
     fn the_original_config_names_the_server_and_the_master() {
@@ -237,7 +251,10 @@ mod tests {
         let target = s.server().unwrap();
         assert_eq!(target.url, "http://localhost:31888");
         assert_eq!(target.token, None);
-        assert_eq!(target.origin.to_string(), format!("serverIP/serverPort in {}", f.config_file().display()));
+        assert_eq!(
+            target.origin.to_string(),
+            format!("serverIP/serverPort in {}", f.config_file().display())
+        );
         let (kubeconfig, _) = s.master_kubeconfig(None).unwrap();
         assert_eq!(kubeconfig, PathBuf::from("/root/.kube/config"));
     }
@@ -246,13 +263,23 @@ mod tests {
     fn flags_beat_the_environment_which_beats_the_file() {
         let f = Fixture::new("precedence", Some("serverIP: file\nserverPort: 1\ntoken: file-token\n"));
         let env = [(SERVER_ENV, "env:2"), (TOKEN_ENV, "env-token")];
-        let s = f.settings(Overrides { server: Some("flag:3".into()), token: Some("flag-token".into()) }, &env);
+        let s =
+            f.settings(Overrides { server: Some("flag:3".into()), token: Some("flag-token".into()) }, &env);
         let t = s.server().unwrap();
-        assert_eq!((t.url.as_str(), t.origin, t.token.as_deref()), ("http://flag:3", Origin::Flag("--server"), Some("flag-token")));
+        assert_eq!(
+            (t.url.as_str(), t.origin, t.token.as_deref()),
+            ("http://flag:3", Origin::Flag("--server"), Some("flag-token"))
+        );
         let s = f.settings(Overrides::default(), &env);
         let t = s.server().unwrap();
-        assert_eq!((t.url.as_str(), t.origin, t.token.as_deref()), ("http://env:2", Origin::Env(SERVER_ENV), Some("env-token")));
-        let t = f.settings(Overrides { server: Some("https://x".into()), ..Default::default() }, &[]).server().unwrap();
+        assert_eq!(
+            (t.url.as_str(), t.origin, t.token.as_deref()),
+            ("http://env:2", Origin::Env(SERVER_ENV), Some("env-token"))
+        );
+        let t = f
+            .settings(Overrides { server: Some("https://x".into()), ..Default::default() }, &[])
+            .server()
+            .unwrap();
         assert_eq!(t.token.as_deref(), Some("file-token"), "the file's token is used with a --server flag");
         assert_eq!(t.url, "https://x");
     }
@@ -268,7 +295,9 @@ mod tests {
                 f.config_file().display()
             )
         );
-        assert!(f.settings(Overrides { server: Some("h:1".into()), ..Default::default() }, &[]).server().is_ok());
+        assert!(
+            f.settings(Overrides { server: Some("h:1".into()), ..Default::default() }, &[]).server().is_ok()
+        );
     }
 
     #[test]
@@ -295,7 +324,8 @@ mod tests {
     #[test]
     fn server_urls_are_checked() {
         let f = Fixture::new("urls", None);
-        let url = |u: &str| f.settings(Overrides { server: Some(u.into()), ..Default::default() }, &[]).server();
+        let url =
+            |u: &str| f.settings(Overrides { server: Some(u.into()), ..Default::default() }, &[]).server();
         assert_eq!(url("127.0.0.1:31888/").unwrap().url, "http://127.0.0.1:31888");
         assert!(url("ftp://x").unwrap_err().to_string().contains("scheme must be http or https"));
         assert!(url("http://").unwrap_err().to_string().contains("(from --server): no host"));

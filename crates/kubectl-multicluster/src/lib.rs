@@ -44,5 +44,9 @@ pub fn init_logging(verbosity: u8) {
         Ok(value) if !value.is_empty() => EnvFilter::new(value),
         _ => EnvFilter::new(default),
     };
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(io::stderr).with_target(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_target(false)
+        .try_init();
 }

@@ -29,20 +29,31 @@ pub struct Master {
 
 impl Master {
     /// Connects with the kubeconfig from `--kubeconfig` or the CLI config, and runs discovery.
-    pub async fn connect<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: &MasterArgs) -> Result<Self> {
+    pub async fn connect<E: Fn(&str) -> Option<String>>(
+        settings: &Settings<E>,
+        args: &MasterArgs,
+    ) -> Result<Self> {
         let (path, origin) = settings.master_kubeconfig(args.kubeconfig.as_deref())?;
-        let kubeconfig = Kubeconfig::read_from(&path)
-            .map_err(|e| anyhow!("cannot read kubeconfig {} (from {origin}): {}", path.display(), one_line(&e)))?;
+        let kubeconfig = Kubeconfig::read_from(&path).map_err(|e| {
+            anyhow!("cannot read kubeconfig {} (from {origin}): {}", path.display(), one_line(&e))
+        })?;
         let options = KubeConfigOptions { context: args.context.clone(), ..Default::default() };
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
             .map_err(|e| anyhow!("kubeconfig {} (from {origin}): {}", path.display(), one_line(&e)))?;
         let default_namespace = config.default_namespace.clone();
         let cluster_url = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config).context("cannot build a client for the master cluster")?;
+        let client =
+            kube::Client::try_from(config).context("cannot build a client for the master cluster")?;
         let (core, groups) =
             tokio::try_join!(client.list_core_api_versions_aggregated(), client.list_api_groups_aggregated())
-                .map_err(|e| anyhow!("cannot reach the master cluster at {cluster_url} (kubeconfig {}): {}", path.display(), one_line(&e)))?;
+                .map_err(|e| {
+                    anyhow!(
+                        "cannot reach the master cluster at {cluster_url} (kubeconfig {}): {}",
+                        path.display(),
+                        one_line(&e)
+                    )
+                })?;
         let mut all = Vec::new();
         let mut preferred = Vec::new();
         for list in [core, groups] {
@@ -158,14 +169,17 @@ pub fn read_manifests(files: &[String]) -> Result<Vec<Manifest>> {
             let mut entries: Vec<_> = std::fs::read_dir(path)
                 .with_context(|| format!("cannot read directory {file}"))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json"))
+                .filter(|p| {
+                    p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+                })
                 .collect();
             entries.sort();
             if entries.is_empty() {
                 bail!("no .yaml, .yml or .json files in directory {file}");
             }
             for entry in entries {
-                let text = std::fs::read_to_string(&entry).with_context(|| format!("cannot read {}", entry.display()))?;
+                let text = std::fs::read_to_string(&entry)
+                    .with_context(|| format!("cannot read {}", entry.display()))?;
                 parse_documents(&entry.display().to_string(), &text, &mut out)?;
             }
         } else {
@@ -181,8 +195,9 @@ pub fn read_manifests(files: &[String]) -> Result<Vec<Manifest>> {
 
 /// Parses YAML (several documents) or JSON into objects.
 pub fn parse_documents(source: &str, text: &str, out: &mut Vec<Manifest>) -> Result<()> {
-    let docs: Vec<Value> = serde_saphyr::from_multiple(text)
-        .map_err(|e| anyhow!("error parsing {source}: {}", e.to_string().lines().next().unwrap_or_default()))?;
+    let docs: Vec<Value> = serde_saphyr::from_multiple(text).map_err(|e| {
+        anyhow!("error parsing {source}: {}", e.to_string().lines().next().unwrap_or_default())
+    })?;
     for doc in docs {
         if doc.is_null() {
             continue;
@@ -207,7 +222,8 @@ pub fn parse_documents(source: &str, text: &str, out: &mut Vec<Manifest>) -> Res
 pub fn server_error(err: &kube::Error) -> String {
     match err {
         kube::Error::Api(status) => {
-            let reason = if status.reason.is_empty() { status.code.to_string() } else { status.reason.clone() };
+            let reason =
+                if status.reason.is_empty() { status.code.to_string() } else { status.reason.clone() };
             format!("Error from server ({reason}): {}", status.message)
         }
         other => format!("error: {}", one_line(other)),
@@ -237,8 +253,12 @@ mod tests {
     #[test]
     fn json_manifests_parse_too() {
         let mut out = Vec::new();
-        parse_documents("f.json", r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}"#, &mut out)
-            .unwrap();
+        parse_documents(
+            "f.json",
+            r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}"#,
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(out[0].object["kind"], "ConfigMap");
     }
 

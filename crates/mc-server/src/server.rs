@@ -44,10 +44,18 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
     }
     tokio::spawn(refresh_counts(store.clone(), registry.clone()));
-    let (leading, _) = tokio::sync::watch::channel(false);
+    let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     if let Some(master) = settings.clusters.iter().find(|c| c.is_master).cloned() {
         let config = DispatchConfig { namespace: settings.namespace.clone() };
-        tokio::spawn(dispatch::run(master, registry.clone(), sync.clone(), config, leading.clone()));
+        tokio::spawn(dispatch::run(
+            master,
+            registry.clone(),
+            sync.clone(),
+            config,
+            leading.clone(),
+            shutdown_rx,
+        ));
     }
 
     if let Some(path) = settings.write_cli_config_if_missing() {
@@ -66,6 +74,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     info!(addr = %settings.listen, clusters = settings.clusters.len(), "serving");
     axum::serve(listener, router(state)).with_graceful_shutdown(shutdown_signal()).await?;
     info!("shutting down");
+    // Hand leadership over at once instead of after the lease expires.
+    let _ = shutdown_tx.send(true);
+    if *leading_rx.borrow_and_update() {
+        let _ = tokio::time::timeout(Duration::from_secs(3), leading_rx.wait_for(|l| !*l)).await;
+    }
     for c in registry.all() {
         c.stop();
     }

@@ -16,7 +16,11 @@ use crate::master::{self, Manifest, Master};
 pub const FIELD_MANAGER: &str = "kubectl-multicluster";
 
 /// Runs `apply`. Objects are applied in order; a failure is reported and the others still go.
-pub async fn run<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: ApplyArgs, out: &mut dyn Write) -> Result<ExitCode> {
+pub async fn run<E: Fn(&str) -> Option<String>>(
+    settings: &Settings<E>,
+    args: ApplyArgs,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
     let manifests = master::read_manifests(&args.files)?;
     if manifests.is_empty() {
         anyhow::bail!("no objects passed to apply");
@@ -39,7 +43,11 @@ pub async fn run<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: Ap
 }
 
 /// Applies one object; the line to print, or the error line.
-async fn apply_one(master: &Master, manifest: &Manifest, namespace_flag: Option<&str>) -> Result<String, String> {
+async fn apply_one(
+    master: &Master,
+    manifest: &Manifest,
+    namespace_flag: Option<&str>,
+) -> Result<String, String> {
     let Manifest { source, object } = manifest;
     let (info, name, namespace) = locate(master, manifest, namespace_flag)?;
     let mut object = object.clone();
@@ -49,7 +57,8 @@ async fn apply_one(master: &Master, manifest: &Manifest, namespace_flag: Option<
         }
     }
     let api = master.api(info, &namespace);
-    let before = api.get_opt(&name).await.map_err(|e| when(&e, "retrieving current configuration of", source))?;
+    let before =
+        api.get_opt(&name).await.map_err(|e| when(&e, "retrieving current configuration of", source))?;
     let params = PatchParams::apply(FIELD_MANAGER).force();
     let after = api
         .patch(&name, &params, &Patch::Apply(&object))
@@ -104,9 +113,13 @@ pub fn locate<'m>(
 fn when(err: &kube::Error, action: &str, source: &str) -> String {
     match err {
         kube::Error::Api(status) => {
-            let reason = if status.reason.is_empty() { status.code.to_string() } else { status.reason.clone() };
+            let reason =
+                if status.reason.is_empty() { status.code.to_string() } else { status.reason.clone() };
             format!("Error from server ({reason}): error when {action} \"{source}\": {}", status.message)
         }
-        other => format!("error: when {action} \"{source}\": {}", master::server_error(other).trim_start_matches("error: ")),
+        other => format!(
+            "error: when {action} \"{source}\": {}",
+            master::server_error(other).trim_start_matches("error: ")
+        ),
     }
 }

@@ -38,7 +38,13 @@ pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Resul
 }
 
 /// `NAME VERSION HOST PLATFORM ISMASTER STATUS`; wide adds sync figures.
-pub fn write_table(out: &mut dyn Write, clusters: &[ClusterInfo], ctx: &Ctx, wide: bool, headers: bool) -> std::io::Result<()> {
+pub fn write_table(
+    out: &mut dyn Write,
+    clusters: &[ClusterInfo],
+    ctx: &Ctx,
+    wide: bool,
+    headers: bool,
+) -> std::io::Result<()> {
     let mut header: Vec<String> =
         ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"].map(String::from).to_vec();
     if wide {
@@ -59,12 +65,21 @@ pub fn write_table(out: &mut dyn Write, clusters: &[ClusterInfo], ctx: &Ctx, wid
             if wide {
                 row.push(c.resource_types.to_string());
                 row.push(c.objects.to_string());
-                row.push(c.last_event.as_deref().map_or("-".into(), |t| format!("{} ago", time::since(Some(t), ctx.now))));
-                row.push(c.lag_seconds.map_or("-".into(), |s| format!("{s:.1}s")));
+                row.push(
+                    c.last_event
+                        .as_deref()
+                        .map_or("-".into(), |t| format!("{} ago", time::since(Some(t), ctx.now))),
+                );
+                row.push(c.lag_seconds.map_or("-".into(), lag));
                 row.push(c.message.clone().unwrap_or_default());
             }
             row
         })
         .collect();
     table::write(out, headers.then_some(header.as_slice()), &rows)
+}
+
+/// Sync lag: milliseconds under a second, else seconds.
+fn lag(seconds: f64) -> String {
+    if seconds < 1.0 { format!("{}ms", (seconds * 1000.0).round() as u64) } else { format!("{seconds:.1}s") }
 }

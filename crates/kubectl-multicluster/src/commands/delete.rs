@@ -23,12 +23,18 @@ struct Target<'m> {
 }
 
 /// Runs `delete`.
-pub async fn run<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: DeleteArgs, out: &mut dyn Write) -> Result<ExitCode> {
+pub async fn run<E: Fn(&str) -> Option<String>>(
+    settings: &Settings<E>,
+    args: DeleteArgs,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
     let manifests = if args.files.is_empty() { Vec::new() } else { master::read_manifests(&args.files)? };
     if args.files.is_empty() {
         match args.target.len() {
             0 => bail!("you must provide one or more resources by argument or filename (-f)"),
-            1 => bail!("resource(s) were provided, but no name was specified: delete {} NAME", args.target[0]),
+            1 => {
+                bail!("resource(s) were provided, but no name was specified: delete {} NAME", args.target[0])
+            }
             _ => {}
         }
     } else if manifests.is_empty() {
@@ -64,7 +70,11 @@ pub async fn run<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: De
         match api.delete(&target.name, &params).await {
             Ok(result) => {
                 let uid = result.left().and_then(|o| o.metadata.uid);
-                let place = if target.info.namespaced { format!(" from {} namespace", target.namespace) } else { String::new() };
+                let place = if target.info.namespaced {
+                    format!(" from {} namespace", target.namespace)
+                } else {
+                    String::new()
+                };
                 writeln!(out, "{} \"{}\" deleted{place}", master::kind_ref(target.info), target.name)?;
                 out.flush()?;
                 waiting.push((api, target, uid));
@@ -74,8 +84,15 @@ pub async fn run<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, args: De
                 failed = true;
                 let mut line = master::server_error(&e);
                 if let (Some(source), kube::Error::Api(status)) = (&target.source, &e) {
-                    let reason = if status.reason.is_empty() { status.code.to_string() } else { status.reason.clone() };
-                    line = format!("Error from server ({reason}): error when deleting \"{source}\": {}", status.message);
+                    let reason = if status.reason.is_empty() {
+                        status.code.to_string()
+                    } else {
+                        status.reason.clone()
+                    };
+                    line = format!(
+                        "Error from server ({reason}): error when deleting \"{source}\": {}",
+                        status.message
+                    );
                 }
                 eprintln!("{line}");
             }

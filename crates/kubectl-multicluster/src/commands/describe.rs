@@ -26,7 +26,8 @@ pub async fn run(client: &Client, args: DescribeArgs, out: &mut dyn Write) -> Re
             eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
             return Ok(ExitCode::SUCCESS);
         };
-        let namespace = args.filters.namespace.as_deref().map(|n| format!(" in namespace {n}")).unwrap_or_default();
+        let namespace =
+            args.filters.namespace.as_deref().map(|n| format!(" in namespace {n}")).unwrap_or_default();
         let cluster = match &args.filters.cluster {
             Some(c) => format!(" in cluster {c}"),
             None => " in any cluster".into(),

@@ -10,7 +10,8 @@ use crate::client::Client;
 
 /// Uploads the kubeconfig; the server starts syncing the cluster.
 pub async fn join(client: &Client, args: JoinArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let kubeconfig = std::fs::read(&args.file).map_err(|e| anyhow!("cannot read kubeconfig {}: {e}", args.file.display()))?;
+    let kubeconfig = std::fs::read(&args.file)
+        .map_err(|e| anyhow!("cannot read kubeconfig {}: {e}", args.file.display()))?;
     let res = client.join(&args.name, kubeconfig, args.insecure, args.context.as_deref()).await?;
     writeln!(out, "cluster/{} joined ({})", args.name, res.res)?;
     Ok(ExitCode::SUCCESS)

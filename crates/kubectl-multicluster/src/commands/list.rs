@@ -14,7 +14,8 @@ use crate::client::{Client, ListQuery};
 use crate::print::{self, Ctx, TableSpec};
 
 /// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
-const BUILTIN_GROUPS: &[&str] = &["", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io"];
+const BUILTIN_GROUPS: &[&str] =
+    &["", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io"];
 
 /// Runs `list`.
 pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -73,7 +74,8 @@ pub async fn table_spec(
             let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
             let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
             let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
-            let namespaced = obj.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+            let namespaced =
+                obj.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
             (group.to_owned(), version.to_owned(), kind.to_owned(), namespaced)
         }
         (None, None) => return TableSpec::generic(true),
@@ -90,7 +92,10 @@ pub async fn table_spec(
 
 /// The stored CustomResourceDefinition of that name, from any cluster.
 async fn crd(client: &Client, name: &str) -> Option<Value> {
-    let query = ListQuery { name: Some(name.to_owned()), ..ListQuery::all("apiextensions.k8s.io/v1/customresourcedefinitions") };
+    let query = ListQuery {
+        name: Some(name.to_owned()),
+        ..ListQuery::all("apiextensions.k8s.io/v1/customresourcedefinitions")
+    };
     match client.list(&query).await {
         Ok(crds) => crds.into_iter().next().map(|c| c.object),
         Err(e) => {

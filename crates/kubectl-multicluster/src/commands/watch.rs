@@ -20,7 +20,12 @@ use crate::print::{self, Ctx, TableSpec};
 const SNAPSHOT_QUIET: Duration = Duration::from_millis(300);
 
 /// Runs `list -w` until the stream ends or the user interrupts.
-pub async fn run(client: &Client, args: &ListArgs, query: &ListQuery, out: &mut dyn Write) -> Result<ExitCode> {
+pub async fn run(
+    client: &Client,
+    args: &ListArgs,
+    query: &ListQuery,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
     let mut query = query.clone();
     query.limit = None;
     let (stream, resources) = tokio::join!(client.watch(&query), client.resources());
@@ -42,14 +47,10 @@ pub async fn run(client: &Client, args: &ListArgs, query: &ListQuery, out: &mut 
         eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
     }
 
-    let sample = snapshot.first().map(|e| ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() });
-    let mut printer = Printer {
-        spec: None,
-        resources: resources.ok(),
-        sample,
-        widths: None,
-        args,
-    };
+    let sample = snapshot
+        .first()
+        .map(|e| ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() });
+    let mut printer = Printer { spec: None, resources: resources.ok(), sample, widths: None, args };
     printer.events(client, out, &snapshot).await?;
     out.flush()?;
     while !ended {
@@ -92,9 +93,13 @@ impl Printer<'_> {
         match self.args.output {
             Some(OutputFormat::Json) | Some(OutputFormat::Yaml) => {
                 for e in events {
-                    let item = ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() };
+                    let item = ListWithClusterItem {
+                        cluster_name: e.cluster_name.clone(),
+                        object: e.object.clone(),
+                    };
                     let obj = print::with_cluster(&item);
-                    let doc = if with_type { json!({"type": e.kind.to_string(), "object": obj}) } else { obj };
+                    let doc =
+                        if with_type { json!({"type": e.kind.to_string(), "object": obj}) } else { obj };
                     if self.args.output == Some(OutputFormat::Json) {
                         print::write_json(out, &doc)?;
                     } else {
@@ -112,9 +117,18 @@ impl Printer<'_> {
             None | Some(OutputFormat::Wide) => {
                 if self.spec.is_none() {
                     let sample = self.sample.clone().or_else(|| {
-                        events.first().map(|e| ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() })
+                        events.first().map(|e| ListWithClusterItem {
+                            cluster_name: e.cluster_name.clone(),
+                            object: e.object.clone(),
+                        })
                     });
-                    let spec = super::list::table_spec(client, &self.args.resource, self.resources.take(), sample.as_ref()).await;
+                    let spec = super::list::table_spec(
+                        client,
+                        &self.args.resource,
+                        self.resources.take(),
+                        sample.as_ref(),
+                    )
+                    .await;
                     self.spec = Some(spec);
                 }
                 let Some(spec) = &self.spec else { return Ok(()) };
@@ -142,7 +156,11 @@ impl Printer<'_> {
                         if with_type {
                             headers.insert(0, "EVENT".into());
                         }
-                        let widths = Widths::fit(std::iter::once(&headers).chain(&rows));
+                        let mut widths = Widths::fit(std::iter::once(&headers).chain(&rows));
+                        if with_type {
+                            // Room for the longest event type, so later rows stay in line.
+                            widths.grow(&["MODIFIED".to_owned()]);
+                        }
                         if !self.args.no_headers {
                             widths.write_row(out, &headers)?;
                         }

@@ -78,9 +78,11 @@ pub fn selector(v: &Value, _: &Ctx) -> String {
 /// A plain map selector (Services).
 fn map_selector(v: &Value, pointer: &str) -> String {
     match v.pointer(pointer).and_then(Value::as_object) {
-        Some(map) if !map.is_empty() => {
-            map.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(",")
-        }
+        Some(map) if !map.is_empty() => map
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join(","),
         _ => NONE.into(),
     }
 }
@@ -155,7 +157,8 @@ pub fn pod_restarts(v: &Value, ctx: &Ctx) -> String {
 /// The STATUS column of `kubectl get pods`: the phase, refined by container states
 /// (`CrashLoopBackOff`, `Init:0/1`, `Completed`, `Terminating`, …).
 pub fn pod_status(v: &Value, _: &Ctx) -> String {
-    let mut reason = str_at(v, "/status/reason").or(str_at(v, "/status/phase")).unwrap_or("Unknown").to_owned();
+    let mut reason =
+        str_at(v, "/status/reason").or(str_at(v, "/status/phase")).unwrap_or("Unknown").to_owned();
     if let Some(c) = condition(v, "/status/conditions", "PodScheduled") {
         if c.get("reason").and_then(Value::as_str) == Some("SchedulingGated") {
             reason = "SchedulingGated".into();
@@ -199,7 +202,8 @@ pub fn pod_status(v: &Value, _: &Ctx) -> String {
     if !initializing || condition_true(v, "/status/conditions", "Initialized") {
         let mut has_running = false;
         for c in arr_at(v, "/status/containerStatuses").iter().rev() {
-            let waiting = c.pointer("/state/waiting/reason").and_then(Value::as_str).filter(|r| !r.is_empty());
+            let waiting =
+                c.pointer("/state/waiting/reason").and_then(Value::as_str).filter(|r| !r.is_empty());
             let terminated = c.pointer("/state/terminated");
             if let Some(w) = waiting {
                 reason = w.to_owned();
@@ -208,15 +212,20 @@ pub fn pod_status(v: &Value, _: &Ctx) -> String {
                     Some(r) => r.to_owned(),
                     None => match t.get("signal").and_then(Value::as_i64).filter(|s| *s != 0) {
                         Some(s) => format!("Signal:{s}"),
-                        None => format!("ExitCode:{}", t.get("exitCode").and_then(Value::as_i64).unwrap_or(0)),
+                        None => {
+                            format!("ExitCode:{}", t.get("exitCode").and_then(Value::as_i64).unwrap_or(0))
+                        }
                     },
                 };
-            } else if c.get("ready").and_then(Value::as_bool) == Some(true) && c.pointer("/state/running").is_some() {
+            } else if c.get("ready").and_then(Value::as_bool) == Some(true)
+                && c.pointer("/state/running").is_some()
+            {
                 has_running = true;
             }
         }
         if reason == "Completed" && has_running {
-            reason = if condition_true(v, "/status/conditions", "Ready") { "Running" } else { "NotReady" }.into();
+            reason =
+                if condition_true(v, "/status/conditions", "Ready") { "Running" } else { "NotReady" }.into();
         }
     }
     if v.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null()) {
@@ -527,7 +536,9 @@ pub fn ing_ports(v: &Value, _: &Ctx) -> String {
 
 /// Node STATUS: Ready/NotReady/Unknown, `,SchedulingDisabled` when cordoned.
 pub fn node_status(v: &Value, _: &Ctx) -> String {
-    let mut status = match condition(v, "/status/conditions", "Ready").and_then(|c| c.get("status")).and_then(Value::as_str)
+    let mut status = match condition(v, "/status/conditions", "Ready")
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str)
     {
         Some("True") => "Ready".to_owned(),
         Some("False") => "NotReady".to_owned(),
@@ -662,7 +673,11 @@ pub fn event_source(v: &Value, _: &Ctx) -> String {
 
 /// How often it happened.
 pub fn event_count(v: &Value, _: &Ctx) -> String {
-    int_at(v, "/count").or_else(|| int_at(v, "/series/count")).or_else(|| int_at(v, "/deprecatedCount")).unwrap_or(1).to_string()
+    int_at(v, "/count")
+        .or_else(|| int_at(v, "/series/count"))
+        .or_else(|| int_at(v, "/deprecatedCount"))
+        .unwrap_or(1)
+        .to_string()
 }
 
 /// The event object's own name.
@@ -681,7 +696,8 @@ pub fn mcr_template(v: &Value, _: &Ctx) -> String {
 
 /// Placed clusters, or `<master>` when there is no placement (the original's default).
 pub fn mcr_placement(v: &Value, _: &Ctx) -> String {
-    let names = join_strs(arr_at(v, "/spec/placement/clusters").iter().filter_map(|c| c.get("name")?.as_str()), ",");
+    let names =
+        join_strs(arr_at(v, "/spec/placement/clusters").iter().filter_map(|c| c.get("name")?.as_str()), ",");
     if !names.is_empty() {
         return names;
     }
@@ -697,7 +713,11 @@ pub fn mcr_ready(v: &Value, _: &Ctx) -> String {
         return ready.to_owned();
     }
     let clusters = arr_at(v, "/status/clusters");
-    let applied = clusters.iter().filter(|c| c.get("phase").and_then(Value::as_str) == Some("Applied")).count();
+    if clusters.is_empty() {
+        return NONE.into();
+    }
+    let applied =
+        clusters.iter().filter(|c| c.get("phase").and_then(Value::as_str) == Some("Applied")).count();
     format!("{applied}/{}", clusters.len())
 }
 
@@ -706,7 +726,7 @@ pub fn mcr_synced(v: &Value, _: &Ctx) -> String {
     condition(v, "/status/conditions", "Synced")
         .and_then(|c| c.get("status"))
         .and_then(Value::as_str)
-        .unwrap_or("Unknown")
+        .unwrap_or(NONE)
         .into()
 }
 
@@ -719,7 +739,11 @@ pub fn mcr_message(v: &Value, _: &Ctx) -> String {
             let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
             let phase = c.get("phase").and_then(Value::as_str).unwrap_or_default();
             let message = c.get("message").and_then(Value::as_str).unwrap_or_default();
-            if message.is_empty() { format!("{name}: {phase}") } else { format!("{name}: {phase}: {message}") }
+            if message.is_empty() {
+                format!("{name}: {phase}")
+            } else {
+                format!("{name}: {phase}: {message}")
+            }
         })
         .unwrap_or_default()
 }

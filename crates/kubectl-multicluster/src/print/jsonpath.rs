@@ -67,7 +67,9 @@ impl JsonPath {
                 '[' => {
                     let close = find_close(&chars, i).ok_or_else(|| err("unclosed ["))?;
                     let inner: String = chars[i + 1..close].iter().collect();
-                    steps.push(parse_bracket(inner.trim()).ok_or_else(|| err("unsupported [...] expression"))?);
+                    steps.push(
+                        parse_bracket(inner.trim()).ok_or_else(|| err("unsupported [...] expression"))?,
+                    );
                     i = close + 1;
                 }
                 _ => {

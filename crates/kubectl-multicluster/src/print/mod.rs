@@ -44,7 +44,8 @@ pub fn write_table(
     wide: bool,
     headers: bool,
 ) -> io::Result<()> {
-    let rows: Vec<Vec<String>> = items.iter().map(|i| spec.row(&i.cluster_name, &i.object, ctx, wide)).collect();
+    let rows: Vec<Vec<String>> =
+        items.iter().map(|i| spec.row(&i.cluster_name, &i.object, ctx, wide)).collect();
     let headers = headers.then(|| spec.headers(wide));
     table::write(out, headers.as_deref(), &rows)
 }
@@ -109,7 +110,11 @@ pub fn object_ref(cluster: &str, obj: &Value) -> String {
         .map(|(g, _)| g)
         .unwrap_or_default();
     let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-    if group.is_empty() { format!("{cluster}/{kind}/{name}") } else { format!("{cluster}/{kind}.{group}/{name}") }
+    if group.is_empty() {
+        format!("{cluster}/{kind}/{name}")
+    } else {
+        format!("{cluster}/{kind}.{group}/{name}")
+    }
 }
 
 /// `-o name`: one reference per line.

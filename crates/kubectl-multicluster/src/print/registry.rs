@@ -310,7 +310,7 @@ impl TableSpec {
     }
 
     /// The table of a custom resource from its CRD's `additionalPrinterColumns` (of `version`,
-    /// else of the storage version); AGE is added unless the CRD has its own.
+    /// else of the storage version); AGE alone when it has none.
     pub fn from_crd(crd: &Value, version: &str, namespaced: bool) -> Self {
         let versions = crd.pointer("/spec/versions").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         let chosen = versions
@@ -326,7 +326,8 @@ impl TableSpec {
             .filter_map(|p| {
                 let header = p.get("name")?.as_str()?.to_uppercase();
                 let path = p.get("jsonPath")?.as_str()?;
-                let show = if p.get("priority").and_then(Value::as_i64).unwrap_or(0) > 0 { Wide } else { Always };
+                let show =
+                    if p.get("priority").and_then(Value::as_i64).unwrap_or(0) > 0 { Wide } else { Always };
                 let kind = p.get("type").and_then(Value::as_str).unwrap_or("string").to_owned();
                 let cell = match JsonPath::parse(path) {
                     Ok(path) => Cell::Path { path, kind },
@@ -336,7 +337,7 @@ impl TableSpec {
             })
             .collect();
         // The API server does the same: without columns of its own, a CRD gets an AGE column.
-        if !columns.iter().any(|c| c.header == "AGE") {
+        if columns.is_empty() {
             columns.push(Column { header: "AGE".into(), show: Always, cell: Cell::Builtin(age) });
         }
         TableSpec { name: true, namespace: namespaced, columns }
@@ -406,7 +407,8 @@ mod tests {
 
     #[test]
     fn the_original_tables_keep_their_columns() {
-        let headers = |group: &str, kind: &str| TableSpec::builtin(group, kind, true).unwrap().headers(false).join(" ");
+        let headers =
+            |group: &str, kind: &str| TableSpec::builtin(group, kind, true).unwrap().headers(false).join(" ");
         assert_eq!(headers("", "Pod"), "CLUSTER NAME NAMESPACE NODE POD IP STATUS CONTAINER IMAGE");
         assert_eq!(headers("apps", "Deployment"), "CLUSTER NAME NAMESPACE TOTAL AVAILABLE READY");
         assert_eq!(headers("", "ConfigMap"), "CLUSTER NAME NAMESPACE DATA");
@@ -416,7 +418,10 @@ mod tests {
 
     #[test]
     fn cluster_scoped_kinds_have_no_namespace_column() {
-        assert_eq!(TableSpec::builtin("", "Node", false).unwrap().headers(false)[..3], ["CLUSTER", "NAME", "STATUS"]);
+        assert_eq!(
+            TableSpec::builtin("", "Node", false).unwrap().headers(false)[..3],
+            ["CLUSTER", "NAME", "STATUS"]
+        );
         assert_eq!(TableSpec::generic(false).headers(false), ["CLUSTER", "NAME", "AGE"]);
     }
 }

@@ -83,8 +83,12 @@ mod tests {
 
     #[test]
     fn columns_are_left_aligned_three_spaces_apart_without_trailing_space() {
-        let text = render(&["CLUSTER", "NAME", "DATA"], &[&["tencent1", "a", "1"], &["t2", "much-longer", ""]]);
-        assert_eq!(text, "CLUSTER    NAME          DATA\ntencent1   a             1\nt2         much-longer\n");
+        let text =
+            render(&["CLUSTER", "NAME", "DATA"], &[&["tencent1", "a", "1"], &["t2", "much-longer", ""]]);
+        assert_eq!(
+            text,
+            "CLUSTER    NAME          DATA\ntencent1   a             1\nt2         much-longer\n"
+        );
     }
 
     #[test]

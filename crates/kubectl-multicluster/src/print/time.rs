@@ -51,7 +51,11 @@ pub fn human_duration(seconds: i64) -> String {
     }
     if hours < 24 * 365 * 8 {
         let days = (hours / 24) % 365;
-        return if days == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{days}d", hours / 24 / 365) };
+        return if days == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{days}d", hours / 24 / 365)
+        };
     }
     format!("{}y", hours / 24 / 365)
 }

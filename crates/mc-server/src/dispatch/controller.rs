@@ -16,8 +16,8 @@ use kube::runtime::finalizer::{Event as Finalizer, finalizer};
 use kube::{Client, Resource, ResourceExt};
 use mc_types::Gvr;
 use mc_types::crd::{
-    ClusterResult, ConflictResolution, FIELD_MANAGER, FINALIZER, MANAGED_LABEL, MultiCluster, MultiClusterResource,
-    MultiClusterResourceStatus, OWNER_ANNOTATION, Phase,
+    ClusterResult, ConflictResolution, FIELD_MANAGER, FINALIZER, MANAGED_LABEL, MultiCluster,
+    MultiClusterResource, MultiClusterResourceStatus, OWNER_ANNOTATION, Phase,
 };
 use serde_json::{Value, json};
 use tracing::{info, instrument, warn};
@@ -83,7 +83,8 @@ pub async fn reconcile(mcr: Arc<MultiClusterResource>, ctx: Arc<Context>) -> Res
     })
     .await
     .map_err(|e| match e {
-        kube::runtime::finalizer::Error::ApplyFailed(e) | kube::runtime::finalizer::Error::CleanupFailed(e) => e,
+        kube::runtime::finalizer::Error::ApplyFailed(e)
+        | kube::runtime::finalizer::Error::CleanupFailed(e) => e,
         other => Error::Finalizer(other.to_string()),
     })
 }
@@ -184,7 +185,8 @@ async fn apply(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
 
 /// Renders and applies the object in one cluster.
 async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> Outcome {
-    let mut out = Outcome { cluster: cluster.to_string(), phase: Phase::Failed, message: String::new(), copy: None };
+    let mut out =
+        Outcome { cluster: cluster.to_string(), phase: Phase::Failed, message: String::new(), copy: None };
     let actions = mcr
         .spec
         .customize
@@ -200,11 +202,14 @@ async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> O
         }
     };
     let Some(member) = ctx.registry.get(cluster) else {
-        out.message = format!("cluster {cluster} is not a member (not configured or joined); it is applied once it joins");
+        out.message = format!(
+            "cluster {cluster} is not a member (not configured or joined); it is applied once it joins"
+        );
         return out;
     };
     let Some(client) = member.client() else {
-        out.message = format!("cluster {cluster} is not ready: {}", member.state().message.unwrap_or_default());
+        out.message =
+            format!("cluster {cluster} is not ready: {}", member.state().message.unwrap_or_default());
         return out;
     };
     let target = match Target::of(&object, mcr, &member.catalog()) {
@@ -313,10 +318,7 @@ async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -
     })
     .await
     .map_err(|_| format!("timed out after {PER_CLUSTER_TIMEOUT:?}"))??;
-    ctx.copies
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .retain(|k, o| !(o == &owner && k.0 == cluster));
+    ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).retain(|k, o| !(o == &owner && k.0 == cluster));
     info!(cluster, object = %target.describe(), "copy removed");
     Ok(())
 }
@@ -359,7 +361,8 @@ async fn write_status(
     synced: bool,
 ) -> Result<()> {
     let now = Timestamp::now().to_string();
-    let before: BTreeMap<&str, &ClusterResult> = previous.clusters.iter().map(|c| (c.name.as_str(), c)).collect();
+    let before: BTreeMap<&str, &ClusterResult> =
+        previous.clusters.iter().map(|c| (c.name.as_str(), c)).collect();
     let mut clusters = Vec::new();
     for o in &outcomes {
         let old = before.get(o.cluster.as_str());
@@ -382,7 +385,11 @@ async fn write_status(
                 Phase::Deleting => (EventType::Warning, "DeleteFailed"),
                 _ => (EventType::Warning, "ApplyFailed"),
             };
-            let note = if o.message.is_empty() { format!("applied to {}", o.cluster) } else { format!("{}: {}", o.cluster, o.message) };
+            let note = if o.message.is_empty() {
+                format!("applied to {}", o.cluster)
+            } else {
+                format!("{}: {}", o.cluster, o.message)
+            };
             publish(ctx, mcr, kind, reason, note).await;
         }
     }
@@ -403,8 +410,11 @@ async fn write_status(
             },
         }
     };
-    let problems: Vec<String> =
-        clusters.iter().filter(|c| c.phase != Phase::Applied).map(|c| format!("{}: {}", c.name, c.phase)).collect();
+    let problems: Vec<String> = clusters
+        .iter()
+        .filter(|c| c.phase != Phase::Applied)
+        .map(|c| format!("{}: {}", c.name, c.phase))
+        .collect();
     let status = MultiClusterResourceStatus {
         ready: format!("{applied}/{placed}"),
         observed_generation: generation,
@@ -416,7 +426,12 @@ async fn write_status(
                 if ready { "AllApplied" } else { "NotAllApplied" },
                 if ready { format!("applied to {applied} clusters") } else { problems.join(", ") },
             ),
-            condition("Synced", synced, if synced { "ReconcileSucceeded" } else { "ReconcileFailed" }, String::new()),
+            condition(
+                "Synced",
+                synced,
+                if synced { "ReconcileSucceeded" } else { "ReconcileFailed" },
+                String::new(),
+            ),
         ],
     };
     if previous == &status {
@@ -424,12 +439,14 @@ async fn write_status(
     }
     let api: Api<MultiClusterResource> =
         Api::namespaced(ctx.master.clone(), &mcr.namespace().unwrap_or_else(|| "default".into()));
-    api.patch_status(&mcr.name_any(), &PatchParams::default(), &Patch::Merge(json!({"status": status}))).await?;
+    api.patch_status(&mcr.name_any(), &PatchParams::default(), &Patch::Merge(json!({"status": status})))
+        .await?;
     Ok(())
 }
 
 async fn publish(ctx: &Context, mcr: &MultiClusterResource, type_: EventType, reason: &str, note: String) {
-    let ev = Event { type_, reason: reason.into(), note: Some(note), action: "Dispatch".into(), secondary: None };
+    let ev =
+        Event { type_, reason: reason.into(), note: Some(note), action: "Dispatch".into(), secondary: None };
     if let Err(e) = ctx.recorder.publish(&ev, &mcr.object_ref(&())).await {
         warn!(error = %e, "publishing an event failed");
     }
@@ -444,7 +461,11 @@ struct Target {
 }
 
 impl Target {
-    fn of(object: &Value, mcr: &MultiClusterResource, catalog: &[mc_types::ResourceInfo]) -> Result<Target, String> {
+    fn of(
+        object: &Value,
+        mcr: &MultiClusterResource,
+        catalog: &[mc_types::ResourceInfo],
+    ) -> Result<Target, String> {
         let api_version = object["apiVersion"].as_str().ok_or("the template has no apiVersion")?;
         let kind = object["kind"].as_str().ok_or("the template has no kind")?;
         let name = object["metadata"]["name"].as_str().ok_or("the template has no metadata.name")?;

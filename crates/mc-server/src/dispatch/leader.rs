@@ -6,8 +6,8 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kube::api::{Api, PostParams};
 use kube::Client;
+use kube::api::{Api, PostParams};
 use serde_json::json;
 use tokio::sync::watch;
 use tracing::{info, warn};
@@ -19,10 +19,27 @@ pub const LEASE_DURATION: Duration = Duration::from_secs(15);
 /// How often the holder renews (and others try).
 const RETRY: Duration = Duration::from_secs(2);
 
-/// Keeps trying to hold the lease; publishes leadership on `tx`. Runs until aborted.
-pub async fn elect(client: Client, namespace: String, identity: String, tx: watch::Sender<bool>) {
+/// Keeps trying to hold the lease and publishes leadership on `tx`, until `shutdown` turns true:
+/// then a held lease is released so another replica takes over at once.
+pub async fn elect(
+    client: Client,
+    namespace: String,
+    identity: String,
+    tx: watch::Sender<bool>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let api: Api<Lease> = Api::namespaced(client, &namespace);
     loop {
+        if *shutdown.borrow() {
+            if *tx.borrow() {
+                match release(&api, &identity).await {
+                    Ok(()) => info!("lease released"),
+                    Err(e) => warn!(error = %e, "releasing the lease failed"),
+                }
+                let _ = tx.send(false);
+            }
+            return;
+        }
         let leading = match try_acquire(&api, &identity).await {
             Ok(l) => l,
             Err(e) => {
@@ -35,8 +52,22 @@ pub async fn elect(client: Client, namespace: String, identity: String, tx: watc
             info!(identity = %identity, leading, "leadership changed");
             let _ = tx.send(leading);
         }
-        tokio::time::sleep(RETRY).await;
+        tokio::select! {
+            _ = tokio::time::sleep(RETRY) => {}
+            _ = shutdown.changed() => {}
+        }
     }
+}
+
+async fn release(api: &Api<Lease>, me: &str) -> kube::Result<()> {
+    let Some(mut lease) = api.get_opt(LEASE_NAME).await? else { return Ok(()) };
+    let spec = lease.spec.get_or_insert_with(Default::default);
+    if spec.holder_identity.as_deref() != Some(me) {
+        return Ok(());
+    }
+    spec.holder_identity = None;
+    spec.renew_time = None;
+    api.replace(LEASE_NAME, &PostParams::default(), &lease).await.map(|_| ())
 }
 
 async fn try_acquire(api: &Api<Lease>, me: &str) -> kube::Result<bool> {
@@ -85,6 +116,9 @@ pub fn identity() -> String {
         .map(|h| h.trim().to_string())
         .or_else(|_| std::env::var("HOSTNAME"))
         .unwrap_or_else(|_| "mc-server".into());
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
     format!("{host}-{}-{nanos:08x}", std::process::id())
 }

@@ -12,11 +12,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt, stream};
+use kube::Client;
 use kube::api::Api;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{Controller, WatchStreamExt, watcher};
-use kube::Client;
 use mc_types::crd::{MultiCluster, MultiClusterResource, OWNER_ANNOTATION};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -35,7 +35,14 @@ pub struct DispatchConfig {
 
 /// Runs dispatch for the life of the server: connects to the master, installs the CRDs, takes
 /// part in leader election and, while leading, runs the controller and the registry upkeep.
-pub async fn run(master: ClusterSpec, registry: Arc<Registry>, sync: SyncContext, config: DispatchConfig, leading: watch::Sender<bool>) {
+pub async fn run(
+    master: ClusterSpec,
+    registry: Arc<Registry>,
+    sync: SyncContext,
+    config: DispatchConfig,
+    leading: watch::Sender<bool>,
+    shutdown: watch::Receiver<bool>,
+) {
     let client = connect_with_retry(&master).await;
     let mut backoff = Duration::from_secs(1);
     while let Err(e) = crds::install(&client).await {
@@ -45,7 +52,7 @@ pub async fn run(master: ClusterSpec, registry: Arc<Registry>, sync: SyncContext
     }
     let identity = leader::identity();
     let mut rx = leading.subscribe();
-    tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading));
+    tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading, shutdown));
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
     loop {
         if rx.changed().await.is_err() {
@@ -57,7 +64,11 @@ pub async fn run(master: ClusterSpec, registry: Arc<Registry>, sync: SyncContext
         }
         if now_leading {
             info!("leading: dispatching");
-            tasks.push(tokio::spawn(registry::maintain(client.clone(), registry.clone(), sync.ready_tx.subscribe())));
+            tasks.push(tokio::spawn(registry::maintain(
+                client.clone(),
+                registry.clone(),
+                sync.ready_tx.subscribe(),
+            )));
             tasks.push(tokio::spawn(controller_loop(client.clone(), registry.clone(), sync.clone())));
         } else {
             info!("not leading: serving queries only");

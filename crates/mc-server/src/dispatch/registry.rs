@@ -17,7 +17,11 @@ use crate::clusters::{Cluster, Registry};
 const EVERY: Duration = Duration::from_secs(5);
 
 /// Runs until aborted (only on the leader).
-pub async fn maintain(client: Client, registry: Arc<Registry>, mut ready: tokio::sync::broadcast::Receiver<String>) {
+pub async fn maintain(
+    client: Client,
+    registry: Arc<Registry>,
+    mut ready: tokio::sync::broadcast::Receiver<String>,
+) {
     let api: Api<MultiCluster> = Api::all(client);
     let mut written: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     remove_stale(&api, &registry).await;
@@ -31,7 +35,9 @@ pub async fn maintain(client: Client, registry: Arc<Registry>, mut ready: tokio:
                 Ok(()) => {
                     written.insert(cluster.name().to_string(), json!([spec, status]));
                 }
-                Err(e) => warn!(cluster = cluster.name(), error = %e, "updating the MultiCluster object failed"),
+                Err(e) => {
+                    warn!(cluster = cluster.name(), error = %e, "updating the MultiCluster object failed")
+                }
             }
         }
         written.retain(|name, _| registry.get(name).is_some());
@@ -59,7 +65,12 @@ fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
     (spec, status)
 }
 
-async fn write(api: &Api<MultiCluster>, cluster: &Cluster, spec: &serde_json::Value, status: &serde_json::Value) -> kube::Result<()> {
+async fn write(
+    api: &Api<MultiCluster>,
+    cluster: &Cluster,
+    spec: &serde_json::Value,
+    status: &serde_json::Value,
+) -> kube::Result<()> {
     let mut labels = cluster.spec.labels.clone();
     labels.insert(MANAGED_LABEL.into(), FIELD_MANAGER.into());
     let body = json!({
@@ -70,13 +81,15 @@ async fn write(api: &Api<MultiCluster>, cluster: &Cluster, spec: &serde_json::Va
     });
     let params = PatchParams::apply(FIELD_MANAGER).force();
     api.patch(cluster.name(), &params, &Patch::Apply(&body)).await?;
-    api.patch_status(cluster.name(), &PatchParams::default(), &Patch::Merge(json!({"status": status}))).await?;
+    api.patch_status(cluster.name(), &PatchParams::default(), &Patch::Merge(json!({"status": status})))
+        .await?;
     Ok(())
 }
 
 /// Removes MultiCluster objects we made for clusters that are no longer configured or joined.
 async fn remove_stale(api: &Api<MultiCluster>, registry: &Registry) {
-    let Ok(list) = api.list(&ListParams::default().labels(&format!("{MANAGED_LABEL}={FIELD_MANAGER}"))).await else {
+    let Ok(list) = api.list(&ListParams::default().labels(&format!("{MANAGED_LABEL}={FIELD_MANAGER}"))).await
+    else {
         return;
     };
     for mc in list {

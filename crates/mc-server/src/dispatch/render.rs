@@ -50,7 +50,8 @@ fn apply(object: &mut Value, action: &Action) -> Result<(), String> {
         }
         "replace" => {
             let value = value_of(action.value.as_ref())?;
-            let parent = walk(object, parents, false)?.ok_or("path does not exist (use op add to create it)")?;
+            let parent =
+                walk(object, parents, false)?.ok_or("path does not exist (use op add to create it)")?;
             replace(parent, last, value)
         }
         "remove" => match walk(object, parents, false)? {
@@ -90,7 +91,9 @@ fn value_of(value: Option<&Value>) -> Result<Value, String> {
             }
             let pairs: Option<Vec<(String, String)>> = items.iter().map(key_value).collect();
             match pairs {
-                Some(pairs) => Ok(Value::Object(pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect())),
+                Some(pairs) => {
+                    Ok(Value::Object(pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect()))
+                }
                 None if items.len() == 1 => Ok(items[0].clone()),
                 None => Ok(Value::Array(items.clone())),
             }
@@ -257,7 +260,10 @@ mod tests {
         assert_eq!(out["spec"]["replicas"], 2);
         assert_eq!(out["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:1.19.0-alpine");
 
-        let tencent2 = [act("add", "/metadata/annotations", json!(["foo=bar"])), act("replace", "/spec/replicas", json!([1]))];
+        let tencent2 = [
+            act("add", "/metadata/annotations", json!(["foo=bar"])),
+            act("replace", "/spec/replicas", json!([1])),
+        ];
         let out = render(&deployment(), &tencent2).unwrap();
         assert_eq!(out["metadata"]["annotations"], json!({"foo": "bar"}));
         assert_eq!(out["spec"]["replicas"], 1);
@@ -285,7 +291,8 @@ mod tests {
 
     #[test]
     fn plain_scalars_and_lists_work_as_values() {
-        let out = render(&json!({"spec": {"replicas": 1}}), &[act("replace", "/spec/replicas", json!(5))]).unwrap();
+        let out =
+            render(&json!({"spec": {"replicas": 1}}), &[act("replace", "/spec/replicas", json!(5))]).unwrap();
         assert_eq!(out["spec"]["replicas"], 5);
         let out = render(&json!({"spec": {}}), &[act("add", "/spec/args", json!(["a", "b"]))]).unwrap();
         assert_eq!(out["spec"]["args"], json!(["a", "b"]));
@@ -302,7 +309,10 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(out["data"], json!({"example.property.1": "patch-configmaps-test", "cluster1test": "patch-configmaps-test"}));
+        assert_eq!(
+            out["data"],
+            json!({"example.property.1": "patch-configmaps-test", "cluster1test": "patch-configmaps-test"})
+        );
     }
 
     #[test]
@@ -314,7 +324,8 @@ mod tests {
 
     #[test]
     fn json_pointer_escapes_work() {
-        let out = render(&json!({}), &[act("add", "/metadata/annotations/example.com~1team", json!(["a"]))]).unwrap();
+        let out = render(&json!({}), &[act("add", "/metadata/annotations/example.com~1team", json!(["a"]))])
+            .unwrap();
         assert_eq!(out["metadata"]["annotations"]["example.com/team"], "a");
         let out = render(&json!({}), &[act("add", "/a~0b", json!(["x"]))]).unwrap();
         assert_eq!(out["a~b"], "x");
@@ -323,7 +334,8 @@ mod tests {
     #[test]
     fn list_indexes_and_append_work() {
         let t = json!({"items": [1, 2]});
-        let out = render(&t, &[act("add", "/items/-", json!([3])), act("add", "/items/0", json!([0]))]).unwrap();
+        let out =
+            render(&t, &[act("add", "/items/-", json!([3])), act("add", "/items/0", json!([0]))]).unwrap();
         assert_eq!(out["items"], json!([0, 1, 2, 3]));
         let out = render(&t, &[act("remove", "/items/0", Value::Null)]).unwrap();
         assert_eq!(out["items"], json!([2]));
@@ -341,7 +353,10 @@ mod tests {
             (act("replace", "/spec/replicas", json!([])), "empty list"),
             (act("add", "/spec/replicas/x", json!([1])), "cannot add a member to a number"),
             (act("add", "/spec/replicas/x/y", json!([1])), "is a number"),
-            (act("replace", "/spec/template/spec/containers/5/image", json!(["x"])), "index 5 is out of range"),
+            (
+                act("replace", "/spec/template/spec/containers/5/image", json!(["x"])),
+                "index 5 is out of range",
+            ),
             (act("add", "/spec/template/spec/containers/9", json!(["x"])), "out of range"),
             (act("add", "", json!(["x"])), "must name a field"),
             (act("add", "/a~2", json!(["x"])), "bad escape"),

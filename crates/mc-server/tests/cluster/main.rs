@@ -6,6 +6,7 @@
 
 mod testenv;
 
+mod dispatch;
 mod foundation;
 mod server;
 mod sync;

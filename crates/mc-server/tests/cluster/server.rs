@@ -167,6 +167,14 @@ impl McServer {
         keys
     }
 
+    /// Kills the server at once (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
     /// Stops the server with SIGTERM (graceful), then waits.
     pub fn stop(&mut self) {
         if let Some(mut c) = self.child.take() {

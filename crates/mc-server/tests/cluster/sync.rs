@@ -460,7 +460,7 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
 }
 
 /// Brings a cluster's API server back when dropped, so a failing test leaves the clusters whole.
-struct Restore<'a>(&'a TestEnv, String);
+pub struct Restore<'a>(pub &'a TestEnv, pub String);
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {

@@ -166,7 +166,11 @@ impl fmt::Display for Phase {
 impl MultiClusterResource {
     /// `<namespace>/<name>`, the owner annotation's value on every copy.
     pub fn owner_key(&self) -> String {
-        format!("{}/{}", self.metadata.namespace.as_deref().unwrap_or("default"), self.metadata.name.as_deref().unwrap_or(""))
+        format!(
+            "{}/{}",
+            self.metadata.namespace.as_deref().unwrap_or("default"),
+            self.metadata.name.as_deref().unwrap_or("")
+        )
     }
 }
 

@@ -1,0 +1,237 @@
+//! A fake mc-server: canned answers from the print fixtures, recording every request.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Multipart, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use serde_json::{Value, json};
+
+use crate::print::fixture;
+
+#[derive(Clone)]
+struct Shared {
+    token: Option<String>,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+/// A running fake server; stops when dropped.
+pub struct FakeServer {
+    pub url: String,
+    requests: Arc<Mutex<Vec<String>>>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeServer {
+    pub fn start() -> Self {
+        Self::with_token(None)
+    }
+
+    pub fn with_token(token: Option<&str>) -> Self {
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let shared = Shared { token: token.map(str::to_owned), requests: requests.clone() };
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let app = Router::new()
+                    .route("/v1/list_with_cluster", get(list))
+                    .route("/v1/resources", get(resources))
+                    .route("/v1/clusters", get(clusters))
+                    .route("/v1/join", post(join))
+                    .route("/v1/unjoin", delete(unjoin))
+                    .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
+                    .with_state(shared);
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await
+                    .unwrap();
+            });
+        });
+        FakeServer { url: format!("http://{addr}"), requests, stop: Some(stop), thread: Some(thread) }
+    }
+
+    /// `METHOD path?query` of every request so far.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // A watch stream may still be open; do not wait for it.
+        drop(self.thread.take());
+    }
+}
+
+async fn record_and_authorize(State(shared): State<Shared>, req: Request, next: Next) -> Response {
+    let line = format!("{} {}", req.method(), req.uri());
+    shared.requests.lock().unwrap().push(line);
+    if let Some(token) = &shared.token {
+        let given = req.headers().get(header::AUTHORIZATION).and_then(|h| h.to_str().ok());
+        if given != Some(&format!("Bearer {token}")) {
+            let body = json!({"error": "missing bearer token (Authorization: Bearer <token>)"});
+            return (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+        }
+    }
+    next.run(req).await
+}
+
+fn param<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+fn items_of(gvr: &str) -> Option<Vec<Value>> {
+    let name = match gvr {
+        "pods" | "v1/pods" | "core/v1/pods" | "po" => "pods",
+        "configmaps" | "v1/configmaps" | "cm" => "configmaps",
+        "deployments" | "apps/v1/deployments" => "deployments",
+        "widgets" => "widgets",
+        "nothing" => return Some(vec![]),
+        "many" => {
+            let one = &fixture("configmaps").items[0];
+            return Some(
+                (0..3000)
+                    .map(|i| {
+                        let mut obj = one.object.clone();
+                        obj["metadata"]["name"] = json!(format!("cm-{i:04}"));
+                        json!({"clusterName": one.cluster_name, "Object": obj})
+                    })
+                    .collect(),
+            );
+        }
+        "apiextensions.k8s.io/v1/customresourcedefinitions" => {
+            return Some(
+                fixture("widgets")
+                    .crd
+                    .into_iter()
+                    .map(|crd| json!({"clusterName": "tencent1", "Object": crd}))
+                    .collect(),
+            );
+        }
+        _ => return None,
+    };
+    Some(fixture(name).items.into_iter().map(|i| serde_json::to_value(i).unwrap()).collect())
+}
+
+async fn list(Query(params): Query<Vec<(String, String)>>) -> Response {
+    let gvr = param(&params, "gvr").unwrap_or_default();
+    let Some(mut items) = items_of(gvr) else {
+        let body = json!({
+            "error": format!("unknown resource type \"{gvr}\"; did you mean: v1/pods"),
+            "candidates": ["v1/pods"],
+        });
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    };
+    if let Some(name) = param(&params, "name") {
+        items.retain(|i| i["Object"]["metadata"]["name"] == name);
+    }
+    if let Some(cluster) = param(&params, "cluster") {
+        items.retain(|i| i["clusterName"] == cluster);
+    }
+    if param(&params, "watch") == Some("true") {
+        return watch(items);
+    }
+    // Two pages for configmaps, so the client must follow the continue token.
+    let mut headers = HeaderMap::new();
+    if gvr.contains("configmaps") && items.len() > 1 {
+        if param(&params, "continue") == Some("page2") {
+            items.remove(0);
+        } else {
+            items.truncate(1);
+            headers.insert("x-continue", "page2".parse().unwrap());
+        }
+    }
+    if let Some(limit) = param(&params, "limit").and_then(|l| l.parse::<usize>().ok()).filter(|&l| l > 0) {
+        items.truncate(limit);
+    }
+    (headers, axum::Json(Value::Array(items))).into_response()
+}
+
+/// The items as ADDED, then the first one MODIFIED after a pause, then the end of the stream.
+fn watch(items: Vec<Value>) -> Response {
+    let mut lines: Vec<(u64, String)> = items
+        .iter()
+        .map(|i| {
+            (0, json!({"type": "ADDED", "clusterName": i["clusterName"], "object": i["Object"]}).to_string())
+        })
+        .collect();
+    if let Some(first) = items.first() {
+        let mut obj = first["Object"].clone();
+        obj["metadata"]["name"] = json!("created-later");
+        lines.push((800, json!({"type": "MODIFIED", "clusterName": "tencent4", "object": obj}).to_string()));
+    }
+    let stream = futures::stream::unfold(lines.into_iter(), |mut lines| async move {
+        let (delay, line) = lines.next()?;
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        Some((Ok::<_, std::convert::Infallible>(Bytes::from(format!("{line}\n"))), lines))
+    });
+    ([(header::CONTENT_TYPE, "application/x-ndjson")], Body::from_stream(stream)).into_response()
+}
+
+async fn resources() -> axum::Json<Value> {
+    let info = |group: &str, version: &str, resource: &str, kind: &str, short: &[&str], namespaced: bool| {
+        json!({"group": group, "version": version, "resource": resource, "singular": kind.to_lowercase(),
+               "kind": kind, "shortNames": short, "namespaced": namespaced, "verbs": ["list", "watch"]})
+    };
+    axum::Json(json!([
+        info("", "v1", "pods", "Pod", &["po"], true),
+        info("", "v1", "configmaps", "ConfigMap", &["cm"], true),
+        info("apps", "v1", "deployments", "Deployment", &["deploy"], true),
+        info("example.com", "v1", "widgets", "Widget", &[], true),
+    ]))
+}
+
+async fn clusters() -> Response {
+    let text = std::fs::read_to_string(crate::print::fixtures_dir().join("clusters.json")).unwrap();
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+}
+
+async fn join(Query(params): Query<Vec<(String, String)>>, mut form: Multipart) -> Response {
+    let mut kubeconfig = Vec::new();
+    while let Ok(Some(field)) = form.next_field().await {
+        if field.name() == Some("kubeconfig") {
+            kubeconfig = field.bytes().await.unwrap().to_vec();
+        }
+    }
+    if kubeconfig.is_empty() {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": "multipart field kubeconfig is missing"})),
+        )
+            .into_response();
+    }
+    if param(&params, "cluster") == Some("tencent1") {
+        return (
+            StatusCode::CONFLICT,
+            axum::Json(json!({"error": "cluster \"tencent1\" is already joined"})),
+        )
+            .into_response();
+    }
+    axum::Json(json!({"res": "join cluster successful"})).into_response()
+}
+
+async fn unjoin(Query(params): Query<Vec<(String, String)>>) -> Response {
+    match param(&params, "cluster") {
+        Some("nope") => {
+            (StatusCode::NOT_FOUND, axum::Json(json!({"error": "unknown cluster \"nope\""}))).into_response()
+        }
+        _ => axum::Json(json!({"res": "unjoin cluster successful"})).into_response(),
+    }
+}

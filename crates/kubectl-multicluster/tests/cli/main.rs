@@ -1,0 +1,7 @@
+//! Tests without clusters: table snapshots from fixed objects, and the real binary against a fake
+//! mc-server.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod commands;
+mod fake;
+mod print;

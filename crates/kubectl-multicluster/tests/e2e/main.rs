@@ -1,0 +1,14 @@
+//! End-to-end tests: the real kubectl runs `kubectl multicluster …` through its plugin mechanism,
+//! against a real mc-server syncing the real clusters of `scripts/testenv`.
+//!
+//! Run through `scripts/test.sh`, or by hand after `cargo build -p mc-server`:
+//! `MC_TESTENV_DIR=/tmp/x cargo test -p kubectl-multicluster --features cluster-tests --test e2e`.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod harness;
+
+mod apply;
+mod errors;
+mod join;
+mod list;
+mod watch;
