@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tracing::info;
 
-use crate::clusters::{Cluster, Registry};
+use crate::clusters::join::Membership;
+use crate::clusters::{Cluster, ClusterSpec, Registry, connect};
 use crate::config::Settings;
 use crate::dispatch::{self, DispatchConfig};
 use crate::http::{AppState, router};
@@ -58,6 +59,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         ));
     }
 
+    let membership = Arc::new(Membership::new(registry.clone(), sync.clone(), settings.namespace.clone()));
+    match settings.clusters.iter().find(|c| c.is_master).cloned() {
+        Some(master) => drop(tokio::spawn(restore_joined(master, membership.clone()))),
+        None => membership.mark_restore_tried(),
+    }
     if let Some(path) = settings.write_cli_config_if_missing() {
         info!(path = %path.display(), "CLI config written");
     }
@@ -67,6 +73,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         token: settings.token.clone(),
         metrics: Arc::new(Metrics::default()),
         sync,
+        membership,
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
@@ -85,6 +92,29 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     drop(registry);
     let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
     Ok(())
+}
+
+/// Brings back the clusters joined before the last restart (retried until the master answers).
+async fn restore_joined(master: ClusterSpec, membership: Arc<Membership>) {
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let result = match connect(&master).await {
+            Ok(client) => membership.restore(&client).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        membership.mark_restore_tried();
+        match result {
+            Ok(n) => {
+                if n > 0 {
+                    info!(clusters = n, "joined clusters restored");
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "restoring joined clusters failed; retrying"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
 }
 
 /// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`.

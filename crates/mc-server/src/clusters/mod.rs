@@ -1,6 +1,7 @@
 //! The clusters the server serves: their connection, live state and lifecycle.
 
 pub mod connect;
+pub mod join;
 pub mod registry;
 
 pub use connect::{ClusterSpec, connect};

@@ -3,6 +3,7 @@
 pub mod clusters;
 pub mod error;
 pub mod health;
+pub mod join;
 pub mod list;
 pub mod openapi;
 pub mod watch;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Sync context, to start syncing clusters that join.
     pub sync: SyncContext,
+    /// Runtime join and unjoin.
+    pub membership: Arc<crate::clusters::join::Membership>,
 }
 
 /// The whole API.
@@ -40,6 +43,7 @@ pub fn router(state: AppState) -> Router {
     let v1 = Router::new()
         .merge(list::router())
         .merge(clusters::router())
+        .merge(join::router())
         .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
     Router::new()
         .merge(v1)

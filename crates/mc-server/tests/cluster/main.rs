@@ -8,5 +8,6 @@ mod testenv;
 
 mod dispatch;
 mod foundation;
+mod join;
 mod server;
 mod sync;

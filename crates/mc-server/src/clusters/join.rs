@@ -1,0 +1,310 @@
+//! Joining and unjoining clusters at runtime. A joined cluster is kept in the master cluster (its
+//! kubeconfig as a Secret in the server's namespace) and restored on restart. Nothing is kept
+//! until the cluster has answered `/version` and discovery with the given credentials.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::config::Kubeconfig;
+use kube::{Client, ResourceExt};
+use mc_types::ClusterName;
+use tokio::sync::oneshot;
+use tracing::{info, warn};
+
+use super::{Cluster, ClusterSpec, Registry, connect};
+use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
+
+/// Label on the Secrets of joined clusters; its value is the cluster name.
+pub const JOINED_LABEL: &str = "mulitcluster.practice.com/joined-cluster";
+/// Largest kubeconfig accepted.
+pub const MAX_KUBECONFIG: usize = 1024 * 1024;
+
+/// Why a join or unjoin was refused. Each maps to one HTTP status.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The name is not a DNS label (400).
+    #[error("invalid cluster name: {0}")]
+    BadName(String),
+    /// The name is taken (409).
+    #[error("cluster \"{0}\" is already a member")]
+    Taken(String),
+    /// The uploaded kubeconfig is unusable (400).
+    #[error("kubeconfig: {0}")]
+    BadKubeconfig(String),
+    /// The cluster did not answer as it should with those credentials (400).
+    #[error("cannot reach cluster \"{name}\" with this kubeconfig: {reason}")]
+    Unreachable {
+        /// The cluster.
+        name: String,
+        /// TLS, authentication or connection problem, named.
+        reason: String,
+    },
+    /// Unknown cluster (404).
+    #[error("unknown cluster \"{name}\" (members: {members})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Known names.
+        members: String,
+    },
+    /// The master cannot leave (400).
+    #[error("cluster \"{0}\" is the master cluster and cannot be unjoined")]
+    Master(String),
+    /// The master cluster could not store or remove the registration (503, retryable).
+    #[error("the master cluster is not available to record the change: {0}")]
+    MasterUnavailable(String),
+}
+
+/// Result of this module.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an unjoin left behind.
+#[derive(Debug, Clone, Copy)]
+pub struct Unjoined {
+    /// Store rows removed.
+    pub rows_removed: u64,
+    /// Dispatched copies still in the cluster (left in place on purpose).
+    pub copies_left: u64,
+    /// The cluster came from the config file and returns on restart.
+    pub configured: bool,
+}
+
+/// Joins and unjoins, one at a time.
+pub struct Membership {
+    registry: Arc<Registry>,
+    sync: SyncContext,
+    namespace: String,
+    lock: tokio::sync::Mutex<()>,
+    restore_tried: std::sync::atomic::AtomicBool,
+}
+
+impl Membership {
+    /// Joins happen through the master cluster's client, found in the registry.
+    pub fn new(registry: Arc<Registry>, sync: SyncContext, namespace: String) -> Self {
+        Membership {
+            registry,
+            sync,
+            namespace,
+            lock: tokio::sync::Mutex::new(()),
+            restore_tried: Default::default(),
+        }
+    }
+
+    /// Whether the first attempt to restore joined clusters has finished (readiness waits).
+    pub fn restore_tried(&self) -> bool {
+        self.restore_tried.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Records that the first restore attempt finished, either way.
+    pub fn mark_restore_tried(&self) {
+        self.restore_tried.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    fn master_client(&self) -> Result<Client> {
+        let master = self.registry.all().into_iter().find(|c| c.spec.is_master);
+        master
+            .and_then(|m| m.client())
+            .ok_or_else(|| Error::MasterUnavailable("the master cluster is not ready".into()))
+    }
+
+    /// Validates, persists and starts syncing a new cluster.
+    pub async fn join(
+        &self,
+        name: &str,
+        kubeconfig: &[u8],
+        context: Option<String>,
+        insecure: bool,
+    ) -> Result<()> {
+        let name = ClusterName::parse(name).map_err(|e| Error::BadName(e.to_string()))?.as_str().to_string();
+        let _guard = self.lock.lock().await;
+        if self.registry.get(&name).is_some() {
+            return Err(Error::Taken(name));
+        }
+        if kubeconfig.len() > MAX_KUBECONFIG {
+            return Err(Error::BadKubeconfig(format!("larger than {MAX_KUBECONFIG} bytes")));
+        }
+        let text =
+            std::str::from_utf8(kubeconfig).map_err(|_| Error::BadKubeconfig("not UTF-8 text".into()))?;
+        let parsed = Kubeconfig::from_yaml(text)
+            .map_err(|e| Error::BadKubeconfig(format!("does not parse: {}", first_line(&e.to_string()))))?;
+        if parsed.clusters.is_empty() || parsed.contexts.is_empty() {
+            return Err(Error::BadKubeconfig("it names no cluster or no context".into()));
+        }
+        let spec = ClusterSpec::from_kubeconfig(
+            &name,
+            parsed,
+            "uploaded kubeconfig".into(),
+            context.clone(),
+            insecure,
+        )
+        .map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+        probe(&spec).await?;
+        let master = self.master_client()?;
+        store_secret(&master, &self.namespace, &name, text, context.as_deref(), insecure)
+            .await
+            .map_err(|e| Error::MasterUnavailable(e.to_string()))?;
+        self.start(spec);
+        info!(cluster = %name, "cluster joined");
+        Ok(())
+    }
+
+    /// Registers and starts syncing a cluster.
+    fn start(&self, spec: ClusterSpec) {
+        let cluster = Arc::new(Cluster::new(spec));
+        if self.registry.insert(cluster.clone()) {
+            spawn_cluster(self.sync.clone(), cluster);
+        }
+    }
+
+    /// Stops syncing a cluster and forgets it: rows, Secret, MultiCluster object.
+    pub async fn unjoin(&self, name: &str) -> Result<Unjoined> {
+        let _guard = self.lock.lock().await;
+        let Some(cluster) = self.registry.get(name) else {
+            return Err(Error::Unknown { name: name.into(), members: self.registry.names().join(", ") });
+        };
+        if cluster.spec.is_master {
+            return Err(Error::Master(name.into()));
+        }
+        let configured = cluster.spec.source != "uploaded kubeconfig";
+        let master = self.master_client()?;
+        // Count the copies we leave in place before the rows go.
+        let copies_left = count_copies(&self.sync, name).await;
+        self.registry.remove(name);
+        drop(cluster);
+        let (tx, rx) = oneshot::channel();
+        let rows_removed = match self.sync.writer.send(Msg::DropCluster(name.into(), tx)).await {
+            Ok(()) => rx.await.ok().and_then(|r| r.ok()).unwrap_or(0),
+            Err(_) => 0,
+        };
+        let secrets: Api<Secret> = Api::namespaced(master.clone(), &self.namespace);
+        match secrets.delete(&secret_name(name), &DeleteParams::default()).await {
+            Ok(_) | Err(kube::Error::Api(_)) => {}
+            Err(e) => warn!(cluster = name, error = %e, "deleting the kubeconfig Secret failed"),
+        }
+        if let Err(e) = crate::dispatch::registry::forget(master, name).await {
+            warn!(cluster = name, error = %e, "deleting the MultiCluster object failed");
+        }
+        info!(cluster = name, rows_removed, copies_left, "cluster unjoined");
+        Ok(Unjoined { rows_removed, copies_left, configured })
+    }
+
+    /// Restores the clusters joined before a restart (those whose Secrets are in the master).
+    pub async fn restore(&self, master: &Client) -> kube::Result<usize> {
+        let secrets: Api<Secret> = Api::namespaced(master.clone(), &self.namespace);
+        let mut n = 0;
+        for s in secrets.list(&ListParams::default().labels(JOINED_LABEL)).await? {
+            let Some(name) = s.labels().get(JOINED_LABEL).cloned() else { continue };
+            if self.registry.get(&name).is_some() {
+                warn!(cluster = %name, "a joined cluster has the name of a configured one; keeping the configured one");
+                continue;
+            }
+            let data = s.data.clone().unwrap_or_default();
+            let get = |k: &str| data.get(k).map(|b| String::from_utf8_lossy(&b.0).to_string());
+            let Some(text) = get("kubeconfig") else { continue };
+            let context = get("context").filter(|c| !c.is_empty());
+            let insecure = get("insecure").as_deref() == Some("true");
+            match Kubeconfig::from_yaml(&text).map_err(|e| e.to_string()).and_then(|kc| {
+                ClusterSpec::from_kubeconfig(&name, kc, "uploaded kubeconfig".into(), context, insecure)
+                    .map_err(|e| e.to_string())
+            }) {
+                Ok(spec) => {
+                    self.start(spec);
+                    n += 1;
+                }
+                Err(e) => {
+                    warn!(cluster = %name, error = %e, "a joined cluster's stored kubeconfig is unusable")
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The cluster answers `/version` and discovery with these credentials, or the reason, named.
+async fn probe(spec: &ClusterSpec) -> Result<()> {
+    let unreachable = |reason: String| Error::Unreachable { name: spec.name.clone(), reason };
+    let client = connect(spec).await.map_err(|e| unreachable(e.to_string()))?;
+    let version = tokio::time::timeout(Duration::from_secs(8), client.apiserver_version()).await;
+    match version {
+        Err(_) => return Err(unreachable(format!("{}: no answer within 8s", spec.host))),
+        Ok(Err(e)) => return Err(unreachable(classify(&spec.host, &e))),
+        Ok(Ok(_)) => {}
+    }
+    match tokio::time::timeout(Duration::from_secs(15), crate::sync::discovery::discover(&client)).await {
+        Err(_) => Err(unreachable("discovery did not answer within 15s".into())),
+        Ok(Err(e)) => Err(unreachable(format!("discovery: {}", classify(&spec.host, &e)))),
+        Ok(Ok(_)) => Ok(()),
+    }
+}
+
+/// Names the failure: TLS, authentication, authorization or connection.
+fn classify(host: &str, e: &kube::Error) -> String {
+    let text = super::connect::one_line(e);
+    let lower = text.to_ascii_lowercase();
+    if let kube::Error::Api(s) = e {
+        return match s.code {
+            401 => format!("authentication failed at {host} (401): the token or certificate is not accepted"),
+            403 => format!("authorization failed at {host} (403): {}", s.message),
+            c => format!("{host} answered {c}: {}", s.message),
+        };
+    }
+    if lower.contains("certificate") || lower.contains("tls") || lower.contains("unknownissuer") {
+        format!("TLS verification of {host} failed ({text}); use insecure=true only if you trust the network")
+    } else if lower.contains("connection refused") || lower.contains("connect") || lower.contains("dns") {
+        format!("{host} is unreachable ({text})")
+    } else {
+        format!("{host}: {text}")
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+/// The Secret that keeps a joined cluster's kubeconfig.
+pub fn secret_name(cluster: &str) -> String {
+    format!("mc-cluster-{cluster}")
+}
+
+async fn store_secret(
+    master: &Client,
+    namespace: &str,
+    name: &str,
+    kubeconfig: &str,
+    context: Option<&str>,
+    insecure: bool,
+) -> kube::Result<()> {
+    let api: Api<Secret> = Api::namespaced(master.clone(), namespace);
+    let mut data = BTreeMap::new();
+    data.insert("kubeconfig".to_string(), ByteString(kubeconfig.as_bytes().to_vec()));
+    data.insert("context".to_string(), ByteString(context.unwrap_or_default().as_bytes().to_vec()));
+    data.insert("insecure".to_string(), ByteString(insecure.to_string().into_bytes()));
+    let mut secret = Secret { data: Some(data), type_: Some("Opaque".into()), ..Default::default() };
+    secret.metadata.name = Some(secret_name(name));
+    secret.metadata.labels = Some(BTreeMap::from([(JOINED_LABEL.to_string(), name.to_string())]));
+    match api.create(&PostParams::default(), &secret).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 409 => {
+            api.replace(&secret_name(name), &PostParams::default(), &secret).await.map(|_| ())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Copies dispatched into a cluster, as the store knows them.
+async fn count_copies(sync: &SyncContext, cluster: &str) -> u64 {
+    let Ok(selector) = mc_types::selector::LabelSelector::parse(&format!(
+        "{}={}",
+        mc_types::crd::MANAGED_LABEL,
+        mc_types::crd::FIELD_MANAGER
+    )) else {
+        return 0;
+    };
+    let query =
+        crate::store::Query { cluster: Some(cluster.into()), labels: Some(selector), ..Default::default() };
+    sync.store.query(&query).await.map(|p| p.items.len() as u64).unwrap_or(0)
+}

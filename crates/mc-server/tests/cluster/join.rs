@@ -1,0 +1,211 @@
+//! Clusters join and leave at runtime; joins survive restarts; bad joins leave nothing behind.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use mc_types::crd::{MultiCluster, MultiClusterResource, Phase};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::server::{McServer, Options, free_port};
+use crate::testenv::{TestEnv, eventually};
+
+const JOINED_LABEL: &str = "mulitcluster.practice.com/joined-cluster";
+
+/// A config with the master cluster only.
+fn master_only_config(env: &TestEnv) -> std::path::PathBuf {
+    let master = &env.clusters[0];
+    let path = env.dir.join("config-master-only.yaml");
+    let text = format!(
+        "clusters:\n  - metadata:\n      clusterName: {}\n      configPath: {}\n      isMaster: true\n",
+        master.name,
+        master.kubeconfig.display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+async fn join(server: &McServer, name: &str, kubeconfig: Vec<u8>, extra: &str) -> (StatusCode, Value) {
+    let part = reqwest::multipart::Part::bytes(kubeconfig).file_name("config");
+    let form = reqwest::multipart::Form::new().part("kubeconfig", part);
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/join?cluster={name}&insecure=false{extra}", server.url))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn unjoin(server: &McServer, name: &str) -> (StatusCode, Value) {
+    let resp = reqwest::Client::new()
+        .delete(format!("{}/v1/unjoin?cluster={name}", server.url))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn cluster_names(server: &McServer) -> Vec<String> {
+    let (_, body) = server.get("/v1/clusters").await;
+    body.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+}
+
+async fn joined_secrets(env: &TestEnv) -> usize {
+    let api: Api<Secret> = Api::namespaced(env.client(&env.clusters[0]).await.unwrap(), "default");
+    api.list(&ListParams::default().labels(JOINED_LABEL)).await.unwrap().items.len()
+}
+
+/// Removes a joined cluster's Secret if a test fails half-way, so other tests see a clean master.
+struct Forget<'a>(&'a TestEnv, String);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kubectl(
+            &self.0.clusters[0],
+            &["delete", "secret", "-n", "default", &format!("mc-cluster-{}", self.1), "--ignore-not-found"],
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
+    let env = TestEnv::from_env();
+    let joining = env.clusters[1].clone();
+    let _forget = Forget(&env, joining.name.clone());
+    let config = master_only_config(&env);
+    let storage = crate::server::sqlite_url(&env, "join");
+    let opts = Options { config: Some(config), storage: Some(storage), port: Some(free_port()) };
+    let mut server = McServer::start(&env, "join", opts.clone()).await;
+    assert_eq!(cluster_names(&server).await, vec![env.clusters[0].name.clone()]);
+
+    // A MultiClusterResource placed on the cluster before it joins.
+    let master = env.client(&env.clusters[0]).await.unwrap();
+    let mcrs: Api<MultiClusterResource> = Api::namespaced(master.clone(), "default");
+    let _ = mcrs.delete("join-waiter", &DeleteParams::default()).await;
+    eventually("old join-waiter gone", Duration::from_secs(30), || async {
+        mcrs.get_opt("join-waiter").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let mcr: MultiClusterResource = serde_json::from_value(json!({
+        "apiVersion": "mulitcluster.practice.com/v1alpha1", "kind": "MultiClusterResource",
+        "metadata": {"name": "join-waiter", "namespace": "default"},
+        "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "join-waiter"}, "data": {"a": "b"}},
+                 "placement": {"clusters": [{"name": joining.name}]}}
+    }))
+    .unwrap();
+    mcrs.create(&PostParams::default(), &mcr).await.unwrap();
+    eventually("status says the cluster is not a member", Duration::from_secs(20), || async {
+        let s = mcrs.get("join-waiter").await.ok()?.status?;
+        s.clusters
+            .iter()
+            .any(|c| c.phase == Phase::Failed && c.message.contains("not a member"))
+            .then_some(())
+    })
+    .await;
+
+    let kubeconfig = std::fs::read(&joining.kubeconfig).unwrap();
+    let t = Instant::now();
+    let (status, body) = join(&server, &joining.name, kubeconfig.clone(), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"res": "join cluster successful"}));
+    let joined_at = t.elapsed();
+    let t = Instant::now();
+    let query = format!("/v1/list_with_cluster?gvr=v1/namespaces&cluster={}&limit=0", joining.name);
+    eventually("the joined cluster's objects are listed", Duration::from_secs(10), || async {
+        let (s, b) = server.get(&query).await;
+        (s == StatusCode::OK && b.as_array()?.len() >= 4).then_some(())
+    })
+    .await;
+    eprintln!("join answered in {joined_at:?}; objects listed {:?} later", t.elapsed());
+    assert!(cluster_names(&server).await.contains(&joining.name));
+    let mcs: Api<MultiCluster> = Api::all(master.clone());
+    eventually("MultiCluster object", Duration::from_secs(15), || async {
+        mcs.get_opt(&joining.name).await.ok()?.map(|_| ())
+    })
+    .await;
+    eventually("the waiting resource is applied after the join", Duration::from_secs(20), || async {
+        let s = mcrs.get("join-waiter").await.ok()?.status?;
+        s.clusters.iter().any(|c| c.name == joining.name && c.phase == Phase::Applied).then_some(())
+    })
+    .await;
+
+    // Restart: still joined and synced.
+    server.stop();
+    let server = McServer::start(&env, "join-restarted", opts).await;
+    assert!(cluster_names(&server).await.contains(&joining.name), "restored after restart");
+    let (_, b) = server.get(&query).await;
+    assert!(b.as_array().unwrap().len() >= 4, "{b}");
+
+    // Unjoin: no rows, no Secret, no MultiCluster; the dispatched copy stays where it is.
+    let (status, body) = unjoin(&server, &joining.name).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["res"], "unjoin cluster successful");
+    assert_eq!(body["objectsLeft"], 1, "{body}");
+    let (status, _) = server.get(&query).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the cluster is unknown now");
+    let (_, all) = server.get("/v1/list_with_cluster?gvr=v1/configmaps&limit=0").await;
+    assert!(
+        all.as_array().unwrap().iter().all(|i| i["clusterName"] != joining.name.as_str()),
+        "no rows left"
+    );
+    assert_eq!(joined_secrets(&env).await, 0);
+    eventually("MultiCluster object gone", Duration::from_secs(10), || async {
+        mcs.get_opt(&joining.name).await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let member = env.client(&joining).await.unwrap();
+    assert!(
+        Api::<ConfigMap>::namespaced(member, "default").get_opt("join-waiter").await.unwrap().is_some(),
+        "copy left in place"
+    );
+    mcrs.delete("join-waiter", &DeleteParams::default()).await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_joins_and_unjoins_are_refused_and_leave_nothing_behind() {
+    let env = TestEnv::from_env();
+    let config = master_only_config(&env);
+    let server =
+        McServer::start(&env, "bad-join", Options { config: Some(config), ..Default::default() }).await;
+    let before = cluster_names(&server).await;
+    let good = std::fs::read_to_string(&env.clusters[1].kubeconfig).unwrap();
+    let token = good.lines().find_map(|l| l.trim().strip_prefix("token: ")).unwrap().to_string();
+    let wrong_token = good.replace(&token, "mc-not-the-token");
+    let closed = good.replace(
+        &good.lines().find_map(|l| l.trim().strip_prefix("server: ")).unwrap().to_string(),
+        &format!("https://127.0.0.1:{}", free_port()),
+    );
+    let cases: Vec<(&str, Vec<u8>, &str, StatusCode, &str)> = vec![
+        ("garbage", b"\x00\x01 this is not yaml: [".to_vec(), "", StatusCode::BAD_REQUEST, "kubeconfig"),
+        ("wrongtoken", wrong_token.into_bytes(), "", StatusCode::BAD_REQUEST, "authentication"),
+        ("closedport", closed.into_bytes(), "", StatusCode::BAD_REQUEST, "unreachable"),
+        ("nocontext", good.clone().into_bytes(), "&context=nope", StatusCode::BAD_REQUEST, "context"),
+        ("Bad_Name", good.clone().into_bytes(), "", StatusCode::BAD_REQUEST, "invalid cluster name"),
+        (
+            env.clusters[0].name.as_str(),
+            good.clone().into_bytes(),
+            "",
+            StatusCode::CONFLICT,
+            "already a member",
+        ),
+        ("huge", vec![b'#'; 1024 * 1024 + 10], "", StatusCode::PAYLOAD_TOO_LARGE, "larger than"),
+    ];
+    for (name, body, extra, want, words) in cases {
+        let (status, resp) = join(&server, name, body, extra).await;
+        assert_eq!(status, want, "{name}: {resp}");
+        let msg = resp["error"].as_str().unwrap_or_else(|| panic!("{name}: not a JSON error: {resp}"));
+        assert!(msg.contains(words), "{name}: {msg}");
+        assert!(!msg.contains('\n'), "{name}: {msg}");
+    }
+    let (status, resp) = unjoin(&server, &env.clusters[0].name).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{resp}");
+    assert!(resp["error"].as_str().unwrap().contains("master"));
+    let (status, resp) = unjoin(&server, "nosuchcluster").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{resp}");
+    assert_eq!(cluster_names(&server).await, before, "server state unchanged");
+    assert_eq!(joined_secrets(&env).await, 0, "no Secret left behind");
+}
