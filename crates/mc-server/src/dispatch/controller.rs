@@ -115,10 +115,11 @@ async fn placed_clusters(mcr: &MultiClusterResource, ctx: &Context) -> Result<Ve
             }
         }
     }
-    if placement.clusters.is_empty() && placement.cluster_selector.is_none() {
-        if let Some(master) = ctx.registry.all().into_iter().find(|c| c.spec.is_master) {
-            names.push(master.name().to_string());
-        }
+    if placement.clusters.is_empty()
+        && placement.cluster_selector.is_none()
+        && let Some(master) = ctx.registry.all().into_iter().find(|c| c.spec.is_master)
+    {
+        names.push(master.name().to_string());
     }
     Ok(names)
 }

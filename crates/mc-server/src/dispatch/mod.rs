@@ -139,11 +139,9 @@ fn drift_triggers(
 /// A cluster became ready (or joined) → everything is reconciled.
 fn ready_triggers(rx: tokio::sync::broadcast::Receiver<String>) -> impl Stream<Item = ()> + Send + 'static {
     stream::unfold(rx, |mut rx| async move {
-        loop {
-            match rx.recv().await {
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => return Some(((), rx)),
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
+        match rx.recv().await {
+            Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => Some(((), rx)),
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => None,
         }
     })
 }

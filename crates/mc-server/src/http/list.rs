@@ -89,13 +89,13 @@ impl ListRequest {
             let candidates = e.candidates().to_vec();
             ApiError::not_found(e.to_string()).with_candidates(candidates)
         })?;
-        if let Some(c) = &self.cluster {
-            if state.registry.get(c).is_none() {
-                return Err(ApiError::not_found(format!(
-                    "unknown cluster \"{c}\" (known: {})",
-                    state.registry.names().join(", ")
-                )));
-            }
+        if let Some(c) = &self.cluster
+            && state.registry.get(c).is_none()
+        {
+            return Err(ApiError::not_found(format!(
+                "unknown cluster \"{c}\" (known: {})",
+                state.registry.names().join(", ")
+            )));
         }
         let mut labels = if self.labels.is_empty() {
             None

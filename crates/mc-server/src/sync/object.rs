@@ -26,10 +26,11 @@ impl Prepare {
         let uid = meta.uid.clone()?;
         meta.managed_fields = None;
         let is_secret = gvr.group.is_empty() && gvr.resource == "secrets";
-        if is_secret && self.redact_secrets {
-            if let Some(a) = meta.annotations.as_mut() {
-                a.remove(LAST_APPLIED);
-            }
+        if is_secret
+            && self.redact_secrets
+            && let Some(a) = meta.annotations.as_mut()
+        {
+            a.remove(LAST_APPLIED);
         }
         let labels: BTreeMap<String, String> = meta.labels.clone().unwrap_or_default();
         let owner_uid = meta.owner_references.as_ref().and_then(|o| o.first()).map(|o| o.uid.clone());

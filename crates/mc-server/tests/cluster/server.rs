@@ -101,19 +101,15 @@ impl McServer {
     pub async fn wait_ready(&mut self, timeout: Duration) {
         let start = Instant::now();
         loop {
-            if let Some(c) = self.child.as_mut() {
-                if let Ok(Some(status)) = c.try_wait() {
-                    panic!(
-                        "mc-server exited with {status}; log: {}\n{}",
-                        self.log.display(),
-                        tail(&self.log)
-                    );
-                }
+            if let Some(c) = self.child.as_mut()
+                && let Ok(Some(status)) = c.try_wait()
+            {
+                panic!("mc-server exited with {status}; log: {}\n{}", self.log.display(), tail(&self.log));
             }
-            if let Ok(r) = self.http.get(format!("{}/readyz", self.url)).send().await {
-                if r.status() == StatusCode::OK {
-                    return;
-                }
+            if let Ok(r) = self.http.get(format!("{}/readyz", self.url)).send().await
+                && r.status() == StatusCode::OK
+            {
+                return;
             }
             if start.elapsed() > timeout {
                 panic!(
