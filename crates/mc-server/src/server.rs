@@ -37,13 +37,6 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         registry.insert(cluster.clone());
         spawn_cluster(sync.clone(), cluster);
     }
-    // Rows of clusters that are no longer configured or joined would be served forever.
-    for stale in store.cluster_names().await.unwrap_or_default() {
-        if registry.get(&stale).is_none() {
-            let n = store.delete_cluster(&stale).await.unwrap_or(0);
-            info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured");
-        }
-    }
     tokio::spawn(refresh_counts(store.clone(), registry.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
@@ -61,7 +54,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
 
     let membership = Arc::new(Membership::new(registry.clone(), sync.clone(), settings.namespace.clone()));
     match settings.clusters.iter().find(|c| c.is_master).cloned() {
-        Some(master) => drop(tokio::spawn(restore_joined(master, membership.clone()))),
+        Some(master) => {
+            drop(tokio::spawn(restore_joined(master, membership.clone(), store.clone(), registry.clone())))
+        }
         None => membership.mark_restore_tried(),
     }
     if let Some(path) = settings.write_cli_config_if_missing() {
@@ -95,13 +90,27 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
 }
 
 /// Brings back the clusters joined before the last restart (retried until the master answers).
-async fn restore_joined(master: ClusterSpec, membership: Arc<Membership>) {
+async fn restore_joined(
+    master: ClusterSpec,
+    membership: Arc<Membership>,
+    store: Store,
+    registry: Arc<Registry>,
+) {
     let mut backoff = Duration::from_secs(1);
     loop {
         let result = match connect(&master).await {
             Ok(client) => membership.restore(&client).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
+        if !membership.restore_tried() {
+            // Rows of clusters neither configured nor joined would be served forever.
+            for stale in store.cluster_names().await.unwrap_or_default() {
+                if registry.get(&stale).is_none() {
+                    let n = store.delete_cluster(&stale).await.unwrap_or(0);
+                    info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured or joined");
+                }
+            }
+        }
         membership.mark_restore_tried();
         match result {
             Ok(n) => {
@@ -117,14 +126,37 @@ async fn restore_joined(master: ClusterSpec, membership: Arc<Membership>) {
     }
 }
 
-/// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`.
+/// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, and the
+/// store's `clusters` table in step with the registry (written when a cluster's state changes).
 async fn refresh_counts(store: Store, registry: Arc<Registry>) {
+    let mut written: std::collections::HashMap<String, (String, String, String)> = Default::default();
     loop {
         for c in registry.all() {
             if let Ok(n) = store.count(c.name()).await {
                 c.objects.store(n, std::sync::atomic::Ordering::Relaxed);
             }
+            let info = c.info();
+            let status =
+                if info.status == mc_types::api::ClusterStatus::Ready { "Healthy" } else { "NotReady" };
+            let key = (status.to_string(), info.version.clone(), info.platform.clone());
+            if written.get(c.name()) == Some(&key) {
+                continue;
+            }
+            let row = crate::store::ClusterRow {
+                name: info.name.clone(),
+                is_master: info.is_master,
+                status: status.into(),
+                version: info.version.clone(),
+                platform: info.platform.clone(),
+                host: info.host.clone(),
+                updated_at: k8s_openapi::jiff::Timestamp::now().as_second(),
+                info: serde_json::to_value(&info).unwrap_or_default(),
+            };
+            if store.upsert_cluster(&row).await.is_ok() {
+                written.insert(info.name, key);
+            }
         }
+        written.retain(|name, _| registry.get(name).is_some());
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
 }

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Benchmarks against real local clusters; each prints one JSON line of figures on stdout.
+#
+#   scripts/bench.sh sync      [N objects per cluster, default 30000]
+#   scripts/bench.sh dispatch  [N MultiClusterResources, default 100]
+#   scripts/bench.sh cli       [N pods in all, default 10000]
+#
+# Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+source scripts/lib.sh
+MODE=${1:-}
+[[ $MODE =~ ^(sync|dispatch|cli)$ ]] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+require_toolchains
+apt_install openssl curl ca-certificates
+scripts/testenv build >&2
+BIN=$(scripts/testenv bin)
+step "Release build" >&2
+case $MODE in
+  sync) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
+  dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
+  cli) cargo build --release -q -p mc-server --bin mc-server -p kubectl-multicluster >&2 ;;
+esac
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/release
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-bench.XXXXXX")
+SERVER_PID=""
+cleanup() {
+  [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null || true
+  scripts/testenv down --dir "$WORK/clusters" >/dev/null 2>&1 || true
+  [[ -d $WORK/db ]] && scripts/testdb down --dir "$WORK/db" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+scripts/testenv up --clusters 3 --names bench1,bench2,bench3 --dir "$WORK/clusters" >&2
+CLUSTERS=(bench1 bench2 bench3)
+PORT=$((32000 + RANDOM % 1000))
+now() { date +%s.%N; }
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# start_server STORAGE_URL -> sets SERVER_PID, READY_SECONDS
+start_server() {
+  local t0 t1
+  t0=$(now)
+  "$TARGET/mc-server" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
+    --storage "$1" --no-cli-config --namespace default >"$WORK/server.log" 2>&1 &
+  SERVER_PID=$!
+  until curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail "$WORK/server.log" >&2; fail "mc-server exited"; }
+    sleep 0.05
+  done
+  t1=$(now)
+  READY_SECONDS=$(python3 -c "print(round($t1 - $t0, 3))")
+}
+stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+
+# p50/p99 in ms of GETs: latency URL COUNT
+latency() {
+  python3 - "$@" <<'PY'
+import json, sys, time, urllib.request
+urls = sys.argv[1].split(" ")
+count = int(sys.argv[2])
+times = []
+for i in range(count):
+    url = urls[i % len(urls)]
+    t = time.perf_counter()
+    with urllib.request.urlopen(url) as r:
+        r.read()
+    times.append((time.perf_counter() - t) * 1000)
+times.sort()
+pick = lambda p: round(times[min(len(times) - 1, round(p / 100 * (len(times) - 1)))], 2)
+print(json.dumps({"p50": pick(50), "p99": pick(99)}))
+PY
+}
+
+bench_sync() {
+  local n=${1:-30000}
+  step "Idle server (empty clusters)" >&2
+  start_server "sqlite://$WORK/idle.db"
+  sleep 2
+  local idle_rss
+  idle_rss=$(rss_kb "$SERVER_PID")
+  stop_server
+
+  step "Loading $n ConfigMaps of ~1 KB into each of ${#CLUSTERS[@]} clusters" >&2
+  local t0 pids=() c
+  t0=$(now)
+  for c in "${CLUSTERS[@]}"; do
+    "$TARGET/examples/loadgen" "$WORK/clusters/$c.kubeconfig" bench "$n" 1024 >&2 & pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  local load_s
+  load_s=$(python3 -c "print(round($(now) - $t0, 1))")
+
+  step "Raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
+  t0=$(now)
+  pids=()
+  for c in "${CLUSTERS[@]}"; do
+    "$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" get --raw "/api/v1/configmaps" >/dev/null & pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  local raw_s
+  raw_s=$(python3 -c "print(round($(now) - $t0, 3))")
+
+  step "mc-server on SQLite: start to /readyz" >&2
+  start_server "sqlite://$WORK/bench.db"
+  local sqlite_ready=$READY_SECONDS
+  sleep 3 # let the object counters settle
+  local rss objects
+  rss=$(rss_kb "$SERVER_PID")
+  objects=$(curl -fsS "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
+  local urls="" i
+  for i in $(seq 0 19); do urls+="http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&namespace=bench&labelSelector=group%3Dg$i&limit=0 "; done
+  local filtered full
+  filtered=$(latency "${urls% }" 200)
+  full=$(latency "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&limit=0" 10)
+  stop_server
+
+  step "mc-server on PostgreSQL: start to /readyz" >&2
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local pg_db="bench_$(date +%s)"
+  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $pg_db" >&2
+  start_server "${MC_TEST_POSTGRES_URL%/*}/$pg_db"
+  local pg_ready=$READY_SECONDS
+  stop_server
+
+  python3 - <<PY
+import json
+raw = $raw_s
+objects = $objects
+idle, rss = $idle_rss, $rss
+per_obj = (rss - idle) * 1024 / max(objects, 1)
+f, full = json.loads('$filtered'), json.loads('$full')
+print(json.dumps({
+  "benchmark": "sync", "machine": "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB",
+  "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "objects_stored": objects,
+  "load_seconds": $load_s, "raw_list_seconds": raw,
+  "sqlite_ready_seconds": $sqlite_ready, "postgres_ready_seconds": $pg_ready,
+  "sqlite_vs_raw": round($sqlite_ready / raw, 2), "postgres_vs_raw": round($pg_ready / raw, 2),
+  "idle_rss_mib": round(idle / 1024, 1), "synced_rss_mib": round(rss / 1024, 1),
+  "rss_bytes_per_object": round(per_obj, 1),
+  "filtered_query_ms_p50": f["p50"], "filtered_query_ms_p99": f["p99"],
+  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"],
+}))
+PY
+}
+
+bench_dispatch() {
+  local n=${1:-100}
+  start_server "sqlite://$WORK/dispatch.db"
+  # Leadership is taken within a few seconds of start.
+  sleep 3
+  "$TARGET/examples/dispatch_bench" "$WORK/clusters/bench1.kubeconfig" \
+    "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" --count "$n"
+  stop_server
+}
+
+bench_cli() {
+  local n=${1:-10000} per c
+  per=$(((n + 2) / 3))
+  step "Creating $n pods (kwok) in ${#CLUSTERS[@]} clusters" >&2
+  for c in "${CLUSTERS[@]}"; do
+    "$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" create deployment many --image nginx --replicas "$per" >&2
+  done
+  for c in "${CLUSTERS[@]}"; do
+    until [[ $("$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" get deploy many -o jsonpath='{.status.readyReplicas}') == "$per" ]]; do sleep 2; done
+  done
+  start_server "sqlite://$WORK/cli.db"
+  python3 - "$TARGET/kubectl-multicluster" "http://127.0.0.1:$PORT" "$n" <<'PY'
+import json, resource, subprocess, sys, time
+cli, server, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+times, rows = [], 0
+for i in range(11):
+    t = time.perf_counter()
+    out = subprocess.run([cli, "list", "v1/pods", "--server", server], capture_output=True, check=True)
+    if i > 0:  # the first run warms caches
+        times.append((time.perf_counter() - t) * 1000)
+    rows = out.stdout.count(b"\n") - 1
+times.sort()
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"benchmark": "cli", "pods_stored": n, "rows_printed": rows,
+                  "wall_ms_p50": round(times[len(times) // 2], 1), "wall_ms_max": round(times[-1], 1),
+                  "peak_rss_mib": round(peak / 1024, 1)}))
+PY
+  stop_server
+}
+
+"bench_$MODE" "${2:-}"
