@@ -6,6 +6,7 @@
 
 mod testenv;
 
+mod deploy;
 mod dispatch;
 mod foundation;
 mod join;

@@ -41,6 +41,18 @@ pub struct Options {
     pub port: Option<u16>,
 }
 
+/// More ways to start the server than [`Options`] has.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Launch<'a> {
+    /// Further command-line arguments, e.g. `--namespace NS`.
+    pub args: &'a [&'a str],
+    /// Further environment variables.
+    pub envs: &'a [(&'a str, &'a str)],
+    /// A program that runs the server: called with the mc-server binary and its arguments, it
+    /// must `exec` them (so the process id stays the server's).
+    pub wrapper: Option<&'a Path>,
+}
+
 /// A running mc-server, killed on drop.
 pub struct McServer {
     child: Option<Child>,
@@ -60,6 +72,11 @@ pub fn free_port() -> u16 {
 impl McServer {
     /// Starts the server; does not wait for readiness.
     pub fn spawn(env: &TestEnv, test: &str, opts: Options) -> McServer {
+        Self::spawn_with(env, test, opts, Launch::default())
+    }
+
+    /// As [`McServer::spawn`], with further arguments, environment or a wrapper.
+    pub fn spawn_with(env: &TestEnv, test: &str, opts: Options, launch: Launch<'_>) -> McServer {
         let port = opts.port.unwrap_or_else(free_port);
         let storage = opts.storage.unwrap_or_else(|| sqlite_url(env, test));
         let config = opts.config.unwrap_or_else(|| env.dir.join("config.yaml"));
@@ -67,10 +84,21 @@ impl McServer {
         std::fs::create_dir_all(&logs).unwrap();
         let log = logs.join(format!("mc-server-{test}.log"));
         let out = std::fs::OpenOptions::new().create(true).append(true).open(&log).unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_mc-server"))
+        let binary = env!("CARGO_BIN_EXE_mc-server");
+        let mut command = match launch.wrapper {
+            Some(wrapper) => {
+                let mut c = Command::new(wrapper);
+                c.arg(binary);
+                c
+            }
+            None => Command::new(binary),
+        };
+        let child = command
             .args(["--config", &config.display().to_string(), "--bind", "127.0.0.1"])
             .args(["--port", &port.to_string(), "--storage", &storage, "--no-cli-config"])
+            .args(launch.args)
             .env("RUST_LOG", "info,mc_server=debug")
+            .envs(launch.envs.iter().copied())
             .stdout(Stdio::null())
             .stderr(out)
             .spawn()
@@ -89,6 +117,18 @@ impl McServer {
         let mut s = Self::spawn(env, test, opts);
         s.wait_ready(Duration::from_secs(90)).await;
         s
+    }
+
+    /// As [`McServer::start`], with further arguments, environment or a wrapper.
+    pub async fn start_with(env: &TestEnv, test: &str, opts: Options, launch: Launch<'_>) -> McServer {
+        let mut s = Self::spawn_with(env, test, opts, launch);
+        s.wait_ready(Duration::from_secs(90)).await;
+        s
+    }
+
+    /// The process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// Sends this bearer token from now on.

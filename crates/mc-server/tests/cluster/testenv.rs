@@ -74,12 +74,17 @@ impl TestEnv {
 
 /// The kubectl built by `scripts/testenv build` (`MC_TESTENV_BIN`, else asks the script).
 pub fn kubectl_path() -> Result<PathBuf> {
+    bin_path("kubectl")
+}
+
+/// A binary built by `scripts/testenv build` (`MC_TESTENV_BIN`, else asks the script).
+pub fn bin_path(name: &str) -> Result<PathBuf> {
     if let Some(bin) = std::env::var_os("MC_TESTENV_BIN") {
-        return Ok(PathBuf::from(bin).join("kubectl"));
+        return Ok(PathBuf::from(bin).join(name));
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/testenv");
     let out = Command::new(script).arg("bin").output().context("running scripts/testenv bin")?;
-    Ok(PathBuf::from(String::from_utf8(out.stdout)?.trim()).join("kubectl"))
+    Ok(PathBuf::from(String::from_utf8(out.stdout)?.trim()).join(name))
 }
 
 /// Polls `check` every 250 ms until it returns `Some` or `timeout` passes.
