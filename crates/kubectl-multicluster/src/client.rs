@@ -67,6 +67,9 @@ fn api_message(status: &StatusCode, message: &str, candidates: &[String], hint: 
 /// Result of a request.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// `GET` → the server's discovery data, a JSON array of [`ResourceInfo`].
+const RESOURCES_PATH: &str = "/v1/resources";
+
 /// What to list (the parameters of `/v1/list_with_cluster`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListQuery {
@@ -212,7 +215,7 @@ impl Client {
 
     /// Every resource type the server has discovered (the union over its clusters).
     pub async fn resources(&self) -> Result<Vec<ResourceInfo>> {
-        let resp = self.send(self.request(Method::GET, "/v1/resources")).await?;
+        let resp = self.send(self.request(Method::GET, RESOURCES_PATH)).await?;
         self.decode(resp).await
     }
 

@@ -51,10 +51,10 @@ async fn apply_one(
     let Manifest { source, object } = manifest;
     let (info, name, namespace) = locate(master, manifest, namespace_flag)?;
     let mut object = object.clone();
-    if info.namespaced {
-        if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.insert("namespace".into(), Value::String(namespace.clone()));
-        }
+    if info.namespaced
+        && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut)
+    {
+        meta.insert("namespace".into(), Value::String(namespace.clone()));
     }
     let api = master.api(info, &namespace);
     let before =
@@ -66,8 +66,17 @@ async fn apply_one(
         .map_err(|e| when(&e, if before.is_some() { "patching" } else { "creating" }, source))?;
     let verb = match before {
         None => "created",
-        Some(b) if b.metadata.resource_version == after.metadata.resource_version => "unchanged",
-        Some(_) => "configured",
+        Some(before) => {
+            let before = serde_json::to_value(&before).unwrap_or_default();
+            let after = serde_json::to_value(&after).unwrap_or_default();
+            // Controllers write status (and bump resourceVersion) all the time, so compare what
+            // the manifest says and what the apply itself changed, not versions.
+            if is_subset(&object, &before) && stable(&before) == stable(&after) {
+                "unchanged"
+            } else {
+                "configured"
+            }
+        }
     };
     Ok(format!("{}/{name} {verb}", master::kind_ref(info)))
 }
@@ -94,12 +103,14 @@ pub fn locate<'m>(
         ));
     };
     let from_object = field("/metadata/namespace");
-    if let (Some(flag), false) = (namespace_flag, from_object.is_empty()) {
-        if flag != from_object && info.namespaced {
-            return Err(format!(
-                "error: the namespace from the provided object \"{from_object}\" does not match the namespace \"{flag}\". You must pass '--namespace={from_object}' to perform this operation."
-            ));
-        }
+    if let Some(flag) = namespace_flag
+        && !from_object.is_empty()
+        && flag != from_object
+        && info.namespaced
+    {
+        return Err(format!(
+            "error: the namespace from the provided object \"{from_object}\" does not match the namespace \"{flag}\". You must pass '--namespace={from_object}' to perform this operation."
+        ));
     }
     let namespace = if !from_object.is_empty() {
         from_object.to_owned()
@@ -121,5 +132,59 @@ fn when(err: &kube::Error, action: &str, source: &str) -> String {
             "error: when {action} \"{source}\": {}",
             master::server_error(other).trim_start_matches("error: ")
         ),
+    }
+}
+
+/// Whether every field of `wanted` has the same value in `actual` (objects may have more keys).
+fn is_subset(wanted: &Value, actual: &Value) -> bool {
+    match (wanted, actual) {
+        (Value::Object(w), Value::Object(a)) => {
+            w.iter().all(|(k, v)| a.get(k).is_some_and(|av| is_subset(v, av)))
+        }
+        (Value::Array(w), Value::Array(a)) => {
+            w.len() == a.len() && w.iter().zip(a).all(|(w, a)| is_subset(w, a))
+        }
+        (Value::Number(w), Value::Number(a)) => w.as_f64() == a.as_f64(),
+        _ => wanted == actual,
+    }
+}
+
+/// The object without what changes on every write or belongs to controllers.
+fn stable(obj: &Value) -> Value {
+    let mut obj = obj.clone();
+    if let Some(map) = obj.as_object_mut() {
+        map.remove("status");
+        if let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+            for volatile in ["resourceVersion", "managedFields", "generation"] {
+                meta.remove(volatile);
+            }
+        }
+    }
+    obj
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_manifest_is_a_subset_of_the_object_the_server_filled_in() {
+        let manifest =
+            json!({"kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "n": [1, {"x": 2}]});
+        let live = json!({"kind": "ConfigMap", "metadata": {"name": "a", "uid": "u"}, "data": {"k": "v"}, "n": [1.0, {"x": 2, "y": 3}]});
+        assert!(is_subset(&manifest, &live));
+        assert!(!is_subset(&json!({"data": {"k": "w"}}), &live));
+        assert!(!is_subset(&json!({"n": [1]}), &live));
+        assert!(!is_subset(&json!({"missing": null}), &live));
+    }
+
+    #[test]
+    fn status_and_versions_do_not_count_as_changes() {
+        let a = json!({"metadata": {"name": "a", "resourceVersion": "1", "managedFields": []}, "status": {"x": 1}});
+        let b = json!({"metadata": {"name": "a", "resourceVersion": "2"}, "status": {"x": 2}});
+        assert_eq!(stable(&a), stable(&b));
+        assert_ne!(stable(&a), stable(&json!({"metadata": {"name": "a", "labels": {"l": "v"}}})));
     }
 }

@@ -28,7 +28,9 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
     }
     let (items, resources) = tokio::join!(client.list(&query), client.resources());
     let items = items?;
-    if items.is_empty() {
+    // Like kubectl: an empty JSON/YAML list is still a list; tables and names say so on stderr.
+    let structured = matches!(args.output, Some(OutputFormat::Json | OutputFormat::Yaml));
+    if items.is_empty() && !structured {
         eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
         return Ok(ExitCode::SUCCESS);
     }

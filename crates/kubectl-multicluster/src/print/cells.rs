@@ -159,10 +159,10 @@ pub fn pod_restarts(v: &Value, ctx: &Ctx) -> String {
 pub fn pod_status(v: &Value, _: &Ctx) -> String {
     let mut reason =
         str_at(v, "/status/reason").or(str_at(v, "/status/phase")).unwrap_or("Unknown").to_owned();
-    if let Some(c) = condition(v, "/status/conditions", "PodScheduled") {
-        if c.get("reason").and_then(Value::as_str) == Some("SchedulingGated") {
-            reason = "SchedulingGated".into();
-        }
+    if let Some(c) = condition(v, "/status/conditions", "PodScheduled")
+        && c.get("reason").and_then(Value::as_str) == Some("SchedulingGated")
+    {
+        reason = "SchedulingGated".into();
     }
     let init_specs = arr_at(v, "/spec/initContainers");
     let init_statuses = arr_at(v, "/status/initContainerStatuses");

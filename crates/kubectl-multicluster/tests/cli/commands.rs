@@ -113,7 +113,7 @@ fn the_originals_command_lines_work_unchanged() {
         stdout(&out),
         "CLUSTER    NAME               NAMESPACE     DATA\ntencent2   kube-root-ca.crt   kube-system   2\n"
     );
-    let list = server.requests().into_iter().filter(|r| r.contains("list_with_cluster")).last().unwrap();
+    let list = server.requests().into_iter().rfind(|r| r.contains("list_with_cluster")).unwrap();
     assert!(list.contains("namespace=kube-system") && list.contains("cluster=tencent2"), "{list}");
 }
 
@@ -210,6 +210,10 @@ fn no_resources_found_goes_to_stderr_with_exit_0() {
     assert_eq!(stderr(&out), "No resources found in x namespace.\n");
     let out = home.cmd().args(["list", "nothing"]).output().unwrap();
     assert_eq!(stderr(&out), "No resources found.\n");
+    let out = home.cmd().args(["list", "nothing", "-o", "json"]).output().unwrap();
+    assert_eq!(stderr(&out), "");
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["items"], serde_json::json!([]));
 }
 
 #[test]

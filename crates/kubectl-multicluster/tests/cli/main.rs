@@ -5,3 +5,4 @@
 mod commands;
 mod fake;
 mod print;
+mod scripts;

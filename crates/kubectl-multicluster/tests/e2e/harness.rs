@@ -79,7 +79,11 @@ impl Env {
         }
         drop(child.stdin.take());
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "kubectl {args:?} on {cluster}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} on {cluster}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 }
@@ -178,8 +182,15 @@ impl Server {
         SHARED.get_or_init(|| {
             let server = Server::start("shared");
             let pid = server.child.as_ref().unwrap().id();
-            let script = format!("while kill -0 {} 2>/dev/null; do sleep 1; done; kill {pid}", std::process::id());
-            Command::new("sh").args(["-c", &script]).stdin(Stdio::null()).stdout(Stdio::null()).spawn().unwrap();
+            let script =
+                format!("while kill -0 {} 2>/dev/null; do sleep 1; done; kill {pid}", std::process::id());
+            let mut watchdog = Command::new("sh")
+                .args(["-c", &script])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::spawn(move || watchdog.wait());
             server
         })
     }
@@ -194,7 +205,11 @@ impl Server {
                 return;
             }
             if start.elapsed() > timeout {
-                panic!("mc-server not ready after {timeout:?}; log {}:\n{}", self.log.display(), tail(&self.log));
+                panic!(
+                    "mc-server not ready after {timeout:?}; log {}:\n{}",
+                    self.log.display(),
+                    tail(&self.log)
+                );
             }
             std::thread::sleep(Duration::from_millis(200));
         }

@@ -68,7 +68,7 @@ impl ClusterSpec {
                 kubeconfig: None,
                 source: "in-cluster service account".into(),
                 context: None,
-                host: "https://kubernetes.default.svc".into(),
+                host: in_cluster_host(),
                 labels: BTreeMap::new(),
                 allow: Vec::new(),
             });
@@ -137,6 +137,15 @@ impl ClusterSpec {
             config.accept_invalid_certs = true;
         }
         Ok(config)
+    }
+}
+
+/// The API server address of the in-cluster service account.
+fn in_cluster_host() -> String {
+    match (std::env::var("KUBERNETES_SERVICE_HOST"), std::env::var("KUBERNETES_SERVICE_PORT")) {
+        (Ok(h), Ok(p)) if h.contains(':') => format!("https://[{h}]:{p}"),
+        (Ok(h), Ok(p)) => format!("https://{h}:{p}"),
+        _ => "https://kubernetes.default.svc".into(),
     }
 }
 

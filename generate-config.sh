@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Writes the kubectl-multicluster config (~/.multi-cluster-operator/config), as the original did:
+#
+#   ./generate-config.sh --ip localhost --port 31888 --config /root/.kube/config [--token T] [--force]
+#
+# --ip/--port: where mc-server listens; --config: the master cluster's kubeconfig (used by
+# `kubectl multicluster apply/delete`); --token: bearer token when the server requires one.
+# The file goes to $KUBECTL_MULTICLUSTER_CONFIG if set, else ~/.multi-cluster-operator/config
+# (--output FILE overrides both). An existing file is kept unless --force is given.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 --ip IP --port PORT --config KUBECONFIG [--token TOKEN] [--force] [--output FILE]" >&2
+  exit 2
+}
+fail() {
+  echo "error: $*" >&2
+  exit 1
+}
+
+ip="" port="" kubeconfig="" token="" force=false
+output=${KUBECTL_MULTICLUSTER_CONFIG:-$HOME/.multi-cluster-operator/config}
+while [[ $# -gt 0 ]]; do
+  arg=$1
+  value=""
+  if [[ $arg == --*=* ]]; then
+    value=${arg#*=}
+    arg=${arg%%=*}
+  elif [[ $arg != --force && $arg != -h && $arg != --help ]]; then
+    [[ $# -ge 2 ]] || { echo "error: $arg needs a value" >&2; usage; }
+    value=$2
+    shift
+  fi
+  case $arg in
+    --ip) ip=$value ;;
+    --port) port=$value ;;
+    --config) kubeconfig=$value ;;
+    --token) token=$value ;;
+    --output) output=$value ;;
+    --force) force=true ;;
+    -h | --help) usage ;;
+    *) echo "error: unknown option $arg" >&2; usage ;;
+  esac
+  shift
+done
+
+[[ -n $ip ]] || { echo "error: --ip is required" >&2; usage; }
+[[ -n $port ]] || { echo "error: --port is required" >&2; usage; }
+[[ -n $kubeconfig ]] || { echo "error: --config is required" >&2; usage; }
+[[ $port =~ ^[0-9]+$ ]] && ((port >= 1 && port <= 65535)) || fail "--port must be a number from 1 to 65535, got \"$port\""
+[[ -f $kubeconfig ]] || echo "warning: kubeconfig $kubeconfig does not exist (yet); apply and delete need it" >&2
+[[ $kubeconfig == /* ]] && abs_kubeconfig=$kubeconfig || abs_kubeconfig="$(pwd)/$kubeconfig"
+
+if [[ -e $output && $force != true ]]; then
+  fail "$output already exists; pass --force to overwrite it"
+fi
+
+# Plain YAML when that reads back as the same string (as the original wrote it), else a
+# single-quoted scalar, where a quote is written twice.
+quote() {
+  local v=$1 lower=${1,,}
+  if [[ $v =~ ^[A-Za-z0-9_/~][A-Za-z0-9_./:@~-]*$ && ! $v =~ ^[0-9]*\.?[0-9]*$ &&
+    ! $lower =~ ^(true|false|null|yes|no|on|off|~)$ ]]; then
+    printf '%s' "$v"
+  else
+    printf "'%s'" "${v//\'/\'\'}"
+  fi
+}
+
+mkdir -p "$(dirname "$output")"
+tmp=$(mktemp "$(dirname "$output")/.config.XXXXXX")
+{
+  echo "serverIP: $(quote "$ip")"
+  echo "serverPort: $port"
+  echo "masterClusterKubeConfigPath: $(quote "$abs_kubeconfig")"
+  [[ -z $token ]] || echo "token: '${token//\'/\'\'}'"
+} >"$tmp"
+chmod 600 "$tmp"
+mv -f "$tmp" "$output"
+echo "Config written: $output"
