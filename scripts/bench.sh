@@ -26,6 +26,7 @@ esac
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/release
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-bench.XXXXXX")
+chmod 755 "$WORK" # the postgres user must reach the database directory
 SERVER_PID=""
 cleanup() {
   [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null || true
@@ -104,10 +105,12 @@ bench_sync() {
   for p in "${pids[@]}"; do wait "$p"; done
   local raw_s
   raw_s=$(python3 -c "print(round($(now) - $t0, 3))")
+  info "raw LIST: ${raw_s}s" >&2
 
   step "mc-server on SQLite: start to /readyz" >&2
   start_server "sqlite://$WORK/bench.db"
   local sqlite_ready=$READY_SECONDS
+  info "SQLite: ready after ${sqlite_ready}s" >&2
   sleep 3 # let the object counters settle
   local rss objects
   rss=$(rss_kb "$SERVER_PID")
@@ -117,6 +120,7 @@ bench_sync() {
   local filtered full
   filtered=$(latency "${urls% }" 200)
   full=$(latency "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&limit=0" 10)
+  info "objects $objects, idle RSS ${idle_rss} KiB, synced RSS ${rss} KiB, filtered $filtered, full list $full" >&2
   stop_server
 
   step "mc-server on PostgreSQL: start to /readyz" >&2

@@ -23,13 +23,16 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "Build tests"
+cargo build --workspace --bins
 cargo test --workspace --no-run
 cargo test -p mc-server --all-features --no-run
+cargo test -p kubectl-multicluster --all-features --no-run
 
 step "Unit tests"
 cargo test --workspace
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-test.XXXXXX")
+chmod 755 "$WORK" # the postgres user must reach the database directory
 cleanup() {
   local rc=$?
   step "Tear down"
@@ -56,7 +59,10 @@ if [[ -x scripts/testdb ]]; then
   cargo test -p mc-server --features db-tests --test store
 fi
 
-step "Cluster tests"
+step "Cluster tests: mc-server (sync, dispatch, join, deploy)"
 cargo test -p mc-server --features cluster-tests --test cluster -- --test-threads 1
+
+step "Cluster tests: kubectl multicluster through the real kubectl"
+cargo test -p kubectl-multicluster --features cluster-tests --test e2e -- --test-threads 1
 
 step "All tests passed"

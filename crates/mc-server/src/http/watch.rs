@@ -1,6 +1,7 @@
 //! Watch streams: the list endpoints with `watch=true` answer newline-delimited JSON events,
 //! first the current objects as ADDED, then every change written to the store.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -21,21 +22,36 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     query.limit = None;
     query.continue_after = None;
     let snapshot = state.store.query(&query).await?;
+    // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
+    let mut known: HashSet<(String, String, String)> = HashSet::new();
     let initial: Vec<Bytes> = snapshot
         .items
         .into_iter()
-        .map(|(cluster_name, object)| line(WatchEvent { kind: WatchEventType::Added, cluster_name, object }))
+        .map(|(cluster_name, object)| {
+            let meta = &object["metadata"];
+            let key = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
+            known.insert((cluster_name.clone(), key("namespace"), key("name")));
+            line(WatchEvent { kind: WatchEventType::Added, cluster_name, object })
+        })
         .collect();
     let query = Arc::new(query);
     let snapshot = stream::iter(initial.into_iter().map(Ok::<_, std::convert::Infallible>));
-    let changes = stream::unfold((Some(rx), query), |(rx, query)| async move {
+    let changes = stream::unfold((Some(rx), query, known), |(rx, query, mut known)| async move {
         let mut rx = rx?;
         loop {
             match rx.recv().await {
                 Ok(n) if matches(&query, &n) => {
-                    let kind = if n.deleted { WatchEventType::Deleted } else { WatchEventType::Modified };
+                    let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
+                    let kind = if n.deleted {
+                        known.remove(&key);
+                        WatchEventType::Deleted
+                    } else if known.insert(key) {
+                        WatchEventType::Added
+                    } else {
+                        WatchEventType::Modified
+                    };
                     let ev = WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.clone() };
-                    return Some((Ok(line(ev)), (Some(rx), query)));
+                    return Some((Ok(line(ev)), (Some(rx), query, known)));
                 }
                 Ok(_) => continue,
                 Err(RecvError::Lagged(missed)) => {
@@ -45,7 +61,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
                         cluster_name: String::new(),
                         object: serde_json::json!({"error": format!("watch fell behind by {missed} events; list and watch again")}),
                     };
-                    return Some((Ok(line(ev)), (None, query)));
+                    return Some((Ok(line(ev)), (None, query, known)));
                 }
                 Err(RecvError::Closed) => return None,
             }

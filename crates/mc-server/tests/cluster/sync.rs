@@ -537,7 +537,7 @@ async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
     let cm = serde_json::from_value(json!({"metadata": {"name": "watched"}, "data": {"v": "1"}})).unwrap();
     create_ignoring_conflict(&cms, cm).await;
     let ev = next(&mut lines).await;
-    assert_eq!(ev["type"], "MODIFIED", "{ev}");
+    assert_eq!(ev["type"], "ADDED", "{ev}");
     assert_eq!(ev["clusterName"], cluster.name.as_str());
     assert_eq!(ev["object"]["metadata"]["name"], "watched");
     cms.delete("watched", &DeleteParams::default()).await.unwrap();
