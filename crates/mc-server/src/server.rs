@@ -130,7 +130,18 @@ async fn restore_joined(
 /// store's `clusters` table in step with the registry (written when a cluster's state changes).
 async fn refresh_counts(store: Store, registry: Arc<Registry>) {
     let mut written: std::collections::HashMap<String, (String, String, String)> = Default::default();
+    let mut synced = false;
+    let mut last_optimize = std::time::Instant::now();
     loop {
+        // Planner statistics after the first full sync, then every ten minutes.
+        let now_synced = registry.readiness().is_ok();
+        if (now_synced && !synced) || last_optimize.elapsed() > Duration::from_secs(600) {
+            if let Err(e) = store.optimize().await {
+                tracing::warn!(error = %e, "refreshing planner statistics failed");
+            }
+            last_optimize = std::time::Instant::now();
+        }
+        synced = now_synced;
         for c in registry.all() {
             if let Ok(n) = store.count(c.name()).await {
                 c.objects.store(n, std::sync::atomic::Ordering::Relaxed);

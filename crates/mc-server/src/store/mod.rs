@@ -328,6 +328,19 @@ impl Store {
         Ok(Store { pool, write_lock: Arc::new(Mutex::new(())) })
     }
 
+    /// Refreshes the query planner's statistics where the database does not do it by itself
+    /// (SQLite). Without them SQLite scans every row of a type for a label query instead of
+    /// starting from the label index. Cheap: the analysis samples a bounded number of rows.
+    pub async fn optimize(&self) -> Result<()> {
+        if let Pool::Sqlite(p) = &self.pool {
+            let _guard = Arc::clone(&self.write_lock).lock_owned().await;
+            let mut conn = p.acquire().await?;
+            sqlx::query("PRAGMA analysis_limit = 1000").execute(&mut *conn).await?;
+            sqlx::query("ANALYZE").execute(&mut *conn).await?;
+        }
+        Ok(())
+    }
+
     /// Which backend this store uses.
     pub fn backend(&self) -> Backend {
         match self.pool {

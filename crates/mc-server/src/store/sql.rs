@@ -439,8 +439,13 @@ pub(crate) fn select_page(
                 Operator::NotEquals | Operator::NotIn => (false, &req.values),
                 Operator::DoesNotExist => (false, &[]),
             };
-            b.push(if exists { " AND EXISTS" } else { " AND NOT EXISTS" });
-            b.push(" (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.\"key\" = ");
+            // Positive requirements drive the query from the label index (`id IN (…)`); with
+            // planner statistics the database starts there instead of scanning the type.
+            if exists {
+                b.push(" AND r.id IN (SELECT l.resource_id FROM resource_labels l WHERE l.\"key\" = ");
+            } else {
+                b.push(" AND NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.\"key\" = ");
+            }
             b.bind(req.key.as_str());
             match values {
                 [] => {}
@@ -560,7 +565,7 @@ mod tests {
             labels: Some(&sel),
         };
         let stmt = select_page(Dialect::Sqlite, &f, None, Some(10));
-        assert_eq!(stmt.sql.matches(" AND EXISTS").count(), 3, "{}", stmt.sql);
+        assert_eq!(stmt.sql.matches(" AND r.id IN (SELECT").count(), 3, "{}", stmt.sql);
         assert_eq!(stmt.sql.matches(" AND NOT EXISTS").count(), 3, "{}", stmt.sql);
         assert!(stmt.sql.contains("l.\"value\" IN (?, ?)"), "{}", stmt.sql);
         // 6 keys + 1 + 1 + 2 + 1 values + limit

@@ -27,7 +27,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         plural: info.resource.clone(),
     };
     let api: Api<DynamicObject> = Api::all_with(client, &ar);
-    let config = watcher::Config::default().page_size(1000);
+    let config = watcher::Config::default().page_size(500);
     let mut stream = std::pin::pin!(watcher(api, config).default_backoff());
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();

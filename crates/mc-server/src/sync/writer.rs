@@ -67,7 +67,7 @@ pub type Notices = broadcast::Sender<Arc<Notice>>;
 
 /// Starts the writer task; it ends when every sender is gone.
 pub fn spawn(store: Store) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
-    let (tx, rx) = mpsc::channel(10_000);
+    let (tx, rx) = mpsc::channel(MAX_BATCH);
     let (notices, _) = broadcast::channel(4096);
     (tx, notices.clone(), tokio::spawn(run(store, rx, notices)))
 }
