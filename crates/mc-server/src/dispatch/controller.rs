@@ -184,6 +184,16 @@ async fn apply(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
     if failed.is_empty() { Ok(Requeue::requeue(RESYNC)) } else { Err(Error::Clusters(failed.join("; "))) }
 }
 
+/// The customize actions of one cluster (none when it has no entry).
+fn actions_for<'a>(mcr: &'a MultiClusterResource, cluster: &str) -> &'a [mc_types::crd::Action] {
+    mcr.spec
+        .customize
+        .as_ref()
+        .and_then(|c| c.clusters.iter().find(|cc| cc.name == cluster))
+        .map(|cc| cc.action.as_slice())
+        .unwrap_or_default()
+}
+
 /// Renders and applies the object in one cluster.
 async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> Outcome {
     let mut out =
@@ -294,14 +304,8 @@ async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -
     let Some(client) = member.client() else {
         return Err(format!("cluster {cluster} is not ready; the copy is removed when it returns"));
     };
-    let actions = mcr
-        .spec
-        .customize
-        .as_ref()
-        .and_then(|c| c.clusters.iter().find(|cc| cc.name == cluster))
-        .map(|cc| cc.action.clone())
-        .unwrap_or_default();
-    let object = render(&mcr.spec.template, &actions).unwrap_or_else(|_| mcr.spec.template.clone());
+    let object =
+        render(&mcr.spec.template, actions_for(mcr, cluster)).unwrap_or_else(|_| mcr.spec.template.clone());
     let target = Target::of(&object, mcr, &member.catalog())?;
     let api = target.api(client);
     let owner = mcr.owner_key();
