@@ -4,6 +4,7 @@
 #   scripts/bench.sh sync      [N objects per cluster, default 30000]
 #   scripts/bench.sh dispatch  [N MultiClusterResources, default 100]
 #   scripts/bench.sh cli       [N pods in all, default 10000]
+#   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli)$ ]] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $MODE =~ ^(sync|dispatch|cli|join)$ ]] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 require_toolchains
 apt_install openssl curl ca-certificates
@@ -19,7 +20,7 @@ scripts/testenv build >&2
 BIN=$(scripts/testenv bin)
 step "Release build" >&2
 case $MODE in
-  sync) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
+  sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
   dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
   cli) cargo build --release -q -p mc-server --bin mc-server -p kubectl-multicluster >&2 ;;
 esac
@@ -190,6 +191,28 @@ print(json.dumps({"benchmark": "cli", "pods_stored": n, "rows_printed": rows,
                   "peak_rss_mib": round(peak / 1024, 1)}))
 PY
   stop_server
+}
+
+bench_join() {
+  local n=${1:-10000}
+  step "Loading $n ConfigMaps into bench3" >&2
+  "$TARGET/examples/loadgen" "$WORK/clusters/bench3.kubeconfig" bench "$n" 1024 >&2
+  # The server starts with the master only; bench3 joins over HTTP.
+  printf 'clusters:\n  - metadata:\n      clusterName: bench1\n      configPath: %s\n      isMaster: true\n' \
+    "$WORK/clusters/bench1.kubeconfig" >"$WORK/master-only.yaml"
+  cp "$WORK/clusters/config.yaml" "$WORK/all.yaml"
+  cp "$WORK/master-only.yaml" "$WORK/clusters/config.yaml"
+  start_server "sqlite://$WORK/join.db"
+  local t0 t1 t2 want
+  want=$("$BIN/kubectl" --kubeconfig "$WORK/clusters/bench3.kubeconfig" get --raw /api/v1/configmaps | python3 -c "import json,sys; print(len(json.load(sys.stdin)['items']))")
+  t0=$(now)
+  curl -fsS -X POST -F "kubeconfig=@$WORK/clusters/bench3.kubeconfig" "http://127.0.0.1:$PORT/v1/join?cluster=bench3&insecure=false" >&2
+  t1=$(now)
+  until [[ $(curl -fsS "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&cluster=bench3&limit=0" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))") -ge $want ]]; do sleep 0.1; done
+  t2=$(now)
+  stop_server
+  cp "$WORK/all.yaml" "$WORK/clusters/config.yaml"
+  python3 -c "import json; print(json.dumps({'benchmark': 'join', 'objects_in_cluster': $want, 'join_answered_seconds': round($t1 - $t0, 3), 'join_to_synced_seconds': round($t2 - $t0, 3)}))"
 }
 
 "bench_$MODE" "${2:-}"

@@ -162,8 +162,11 @@ async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backe
         )
         .await;
         assert_store_equals_clusters(&env, &server, backend).await;
-        let (_, body) =
-            server.get(&format!("/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&labelSelector=tier&limit=0")).await;
+        let (_, body) = server
+            .get(&format!(
+                "/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&labelSelector=tier&limit=0"
+            ))
+            .await;
         assert_eq!(body.as_array().unwrap().len(), CONFIGMAPS * env.clusters.len(), "{backend}");
     }
 }
