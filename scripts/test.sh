@@ -54,7 +54,15 @@ export MC_TESTENV_BIN=$(scripts/testenv bin)
 
 if [[ -x scripts/testdb ]]; then
   step "Test databases (scripts/testdb up)"
-  eval "$(scripts/testdb up --dir "$WORK/db")"
+  # Free loopback ports, so a developer's own servers do not collide with the test's.
+  read -r MYSQL_PORT POSTGRES_PORT < <(python3 -c '
+import socket
+ports = []
+for _ in range(2):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1]); s.close()
+print(*ports)')
+  DB_ENV=$(scripts/testdb up --dir "$WORK/db" --mysql-port "$MYSQL_PORT" --postgres-port "$POSTGRES_PORT")
+  eval "$DB_ENV"
   step "Store tests on SQLite, MariaDB and PostgreSQL"
   cargo test -p mc-server --features db-tests --test store
 fi
