@@ -21,11 +21,15 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
     info!(storage = %redact_url(&settings.storage_url), "store ready");
-    let (writer, notices, writer_task) = writer::spawn(store.clone());
+    // On SQLite every replica owns its store; a shared database is written by the leader only.
+    let shared = store.backend() != crate::store::Backend::Sqlite;
+    let gate: writer::WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(!shared));
+    let (writer, notices, writer_task) = writer::spawn(store.clone(), gate.clone());
     let registry = Arc::new(Registry::new());
     let sync = SyncContext {
         store: store.clone(),
         writer,
+        gate: gate.clone(),
         notices,
         ready_tx: tokio::sync::broadcast::channel(64).0,
         prepare: Prepare { redact_secrets: settings.redact_secrets },
@@ -39,6 +43,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     tokio::spawn(refresh_counts(store.clone(), registry.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
+    if shared {
+        tokio::spawn(follow_leadership(leading.subscribe(), gate, registry.clone(), sync.clone()));
+    }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     if let Some(master) = settings.clusters.iter().find(|c| c.is_master).cloned() {
         let config = DispatchConfig { namespace: settings.namespace.clone() };
@@ -87,6 +94,26 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     drop(registry);
     let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
     Ok(())
+}
+
+/// On a shared database: the leader writes; a new leader relists every cluster so the store
+/// catches up with whatever happened while nobody (or a dying leader) wrote.
+async fn follow_leadership(
+    mut leading: tokio::sync::watch::Receiver<bool>,
+    gate: writer::WriteGate,
+    registry: Arc<Registry>,
+    sync: SyncContext,
+) {
+    while leading.changed().await.is_ok() {
+        let now = *leading.borrow_and_update();
+        gate.store(now, std::sync::atomic::Ordering::Release);
+        if now {
+            info!("leading: writing sync data; relisting every cluster");
+            for c in registry.all() {
+                spawn_cluster(sync.clone(), c);
+            }
+        }
+    }
 }
 
 /// Brings back the clusters joined before the last restart (retried until the master answers).

@@ -20,6 +20,8 @@ pub struct SyncContext {
     pub store: Store,
     /// The writer's queue.
     pub writer: writer::Sender,
+    /// Whether this replica writes sync data (see [`writer::WriteGate`]).
+    pub gate: writer::WriteGate,
     /// Changes written, for watch streams.
     pub notices: writer::Notices,
     /// Names of clusters that just became ready (dispatch retries them at once).

@@ -65,11 +65,15 @@ pub struct Notice {
 /// Subscribers to the changes written (watch streams).
 pub type Notices = broadcast::Sender<Arc<Notice>>;
 
+/// Whether this replica writes sync data. With a shared MySQL/PostgreSQL only the leader does;
+/// the others keep watching (for readiness and watch streams) and serve what the leader wrote.
+pub type WriteGate = Arc<std::sync::atomic::AtomicBool>;
+
 /// Starts the writer task; it ends when every sender is gone.
-pub fn spawn(store: Store) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
+pub fn spawn(store: Store, gate: WriteGate) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(MAX_BATCH);
     let (notices, _) = broadcast::channel(4096);
-    (tx, notices.clone(), tokio::spawn(run(store, rx, notices)))
+    (tx, notices.clone(), tokio::spawn(run(store, rx, notices, gate)))
 }
 
 #[derive(Default)]
@@ -78,7 +82,7 @@ struct Pending {
     oldest: Option<Instant>,
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices) {
+async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices, gate: WriteGate) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -89,12 +93,13 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices) {
                 Ok(None) | Err(_) => break,
             }
         }
-        write(&store, &notices, std::mem::take(&mut batch)).await;
+        let writing = gate.load(std::sync::atomic::Ordering::Acquire);
+        write(&store, &notices, writing, std::mem::take(&mut batch)).await;
     }
 }
 
 /// Writes one batch: data changes grouped per cluster, control messages in order.
-async fn write(store: &Store, notices: &Notices, batch: Vec<Msg>) {
+async fn write(store: &Store, notices: &Notices, writing: bool, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
     for msg in batch {
         match msg {
@@ -104,8 +109,8 @@ async fn write(store: &Store, notices: &Notices, batch: Vec<Msg>) {
                 push(&mut pending, c, Change::Delete { gvr, namespace, name, uid }, t)
             }
             Msg::InitDone { cluster, gvr, keep } => {
-                flush(store, notices, &mut pending).await;
-                if let Err(e) = store.delete_missing(cluster.name(), &gvr, &keep).await {
+                flush(store, notices, writing, &mut pending).await;
+                if writing && let Err(e) = store.delete_missing(cluster.name(), &gvr, &keep).await {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed");
                 }
                 cluster.update(|s| {
@@ -117,18 +122,18 @@ async fn write(store: &Store, notices: &Notices, batch: Vec<Msg>) {
                 });
             }
             Msg::DropGvr(cluster, gvr) => {
-                flush(store, notices, &mut pending).await;
-                if let Err(e) = store.delete_gvr(cluster.name(), &gvr).await {
+                flush(store, notices, writing, &mut pending).await;
+                if writing && let Err(e) = store.delete_gvr(cluster.name(), &gvr).await {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "dropping a removed type failed");
                 }
             }
             Msg::DropCluster(name, reply) => {
-                flush(store, notices, &mut pending).await;
+                flush(store, notices, writing, &mut pending).await;
                 let _ = reply.send(store.delete_cluster(&name).await);
             }
         }
     }
-    flush(store, notices, &mut pending).await;
+    flush(store, notices, writing, &mut pending).await;
 }
 
 fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>, ch: Change, t: Instant) {
@@ -137,7 +142,12 @@ fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
 }
 
-async fn flush(store: &Store, notices: &Notices, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
+async fn flush(
+    store: &Store,
+    notices: &Notices,
+    writing: bool,
+    pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>,
+) {
     for (name, (cluster, p)) in std::mem::take(pending) {
         if p.changes.is_empty() {
             continue;
@@ -149,7 +159,8 @@ async fn flush(store: &Store, notices: &Notices, pending: &mut BTreeMap<String, 
         } else {
             Vec::new()
         };
-        match store.apply_batch(&name, p.changes).await {
+        let result = if writing { store.apply_batch(&name, p.changes).await } else { Ok(()) };
+        match result {
             Ok(()) => {
                 for c in copies {
                     let _ = notices.send(Arc::new(c));

@@ -303,7 +303,7 @@ async fn when_the_leader_dies_another_replica_dispatches_within_the_lease() {
     let mut first = McServer::start(&env, "leader-a", opts.clone()).await;
     // Give the first replica the lease before the second starts.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let _second = McServer::start(&env, "leader-b", opts).await;
+    let second = McServer::start(&env, "leader-b", opts).await;
     let ns = "mc-leader";
     let master = env.client(&env.clusters[0]).await.unwrap();
     ensure_namespace(&master, ns).await;
@@ -324,6 +324,19 @@ async fn when_the_leader_dies_another_replica_dispatches_within_the_lease() {
         .unwrap();
     wait_phases(&mcrs, "after", &[(first_cluster, Phase::Applied)], Duration::from_secs(25)).await;
     eprintln!("the second replica dispatched {:?} after the leader died", t.elapsed());
+    // The new leader also writes sync data to the shared database now.
+    let cms: Api<ConfigMap> = Api::namespaced(master.clone(), ns);
+    let _ = cms.delete("written-by-new-leader", &DeleteParams::default()).await;
+    let cm: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "written-by-new-leader"}})).unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    let query = format!("/v1/list?gvr=v1/configmaps&namespace={ns}&name=written-by-new-leader");
+    eventually("the new leader writes sync data", Duration::from_secs(10), || async {
+        let (_, b) = second.get(&query).await;
+        (b.as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    cms.delete("written-by-new-leader", &DeleteParams::default()).await.unwrap();
     for n in ["before", "after"] {
         mcrs.delete(n, &DeleteParams::default()).await.unwrap();
     }
