@@ -154,28 +154,23 @@ impl ListRequest {
     }
 }
 
-/// A page, or a watch stream.
-enum Outcome {
-    Page(Vec<(String, serde_json::Value)>, Option<String>),
-    Watch(Response),
-}
-
-async fn run(state: &AppState, pairs: Vec<(String, String)>) -> ApiResult<Outcome> {
+/// Runs a list request: a watch stream as it is, a page through `body` with its continue token.
+async fn run<B: IntoResponse>(
+    state: &AppState,
+    pairs: Vec<(String, String)>,
+    body: impl FnOnce(Vec<(String, serde_json::Value)>) -> B,
+) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
     let query = request.to_query(state)?;
     if request.watch {
-        return Ok(Outcome::Watch(super::watch::stream(state, query).await?));
+        return super::watch::stream(state, query).await;
     }
     let page = state.store.query(&query).await?;
-    Ok(Outcome::Page(page.items, page.next.map(|c| c.encode())))
-}
-
-fn with_continue<T: IntoResponse>(body: T, next: Option<String>) -> Response {
-    let mut resp = body.into_response();
-    if let Some(token) = next.and_then(|t| HeaderValue::from_str(&t).ok()) {
+    let mut resp = body(page.items).into_response();
+    if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
         resp.headers_mut().insert(CONTINUE_HEADER, token);
     }
-    resp
+    Ok(resp)
 }
 
 /// `GET /v1/list`: a JSON array of objects.
@@ -183,12 +178,7 @@ async fn list(
     State(state): State<AppState>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    let (items, next) = match run(&state, pairs).await? {
-        Outcome::Page(items, next) => (items, next),
-        Outcome::Watch(resp) => return Ok(resp),
-    };
-    let objects: Vec<serde_json::Value> = items.into_iter().map(|(_, o)| o).collect();
-    Ok(with_continue(Json(objects), next))
+    run(&state, pairs, |items| Json(items.into_iter().map(|(_, o)| o).collect::<Vec<_>>())).await
 }
 
 /// `GET /v1/list_with_cluster`: `[{"clusterName": ..., "Object": {...}}]`.
@@ -196,13 +186,13 @@ async fn list_with_cluster(
     State(state): State<AppState>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    let (items, next) = match run(&state, pairs).await? {
-        Outcome::Page(items, next) => (items, next),
-        Outcome::Watch(resp) => return Ok(resp),
-    };
-    let items: Vec<ListWithClusterItem> = items
-        .into_iter()
-        .map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object })
-        .collect();
-    Ok(with_continue(Json(items), next))
+    run(&state, pairs, |items| {
+        Json(
+            items
+                .into_iter()
+                .map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object })
+                .collect::<Vec<_>>(),
+        )
+    })
+    .await
 }
