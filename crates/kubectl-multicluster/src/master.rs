@@ -7,7 +7,6 @@ use std::path::Path;
 use anyhow::{Context as _, Result, anyhow, bail};
 use kube::api::{Api, ApiResource, DynamicObject};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::discovery::v2::APIGroupDiscoveryList;
 use mc_types::{ResourceCatalog, ResourceInfo};
 use serde_json::Value;
 use tracing::debug;
@@ -56,8 +55,11 @@ impl Master {
                 })?;
         let mut all = Vec::new();
         let mut preferred = Vec::new();
-        for list in [core, groups] {
-            flatten(list, &mut all, &mut preferred);
+        for (info, is_preferred) in [core, groups].into_iter().flat_map(ResourceInfo::from_discovery) {
+            if is_preferred {
+                preferred.push(info.clone());
+            }
+            all.push(info);
         }
         debug!(resources = all.len(), "discovered the master cluster");
         Ok(Master { client, default_namespace, all, preferred: ResourceCatalog::new(preferred) })
@@ -100,34 +102,6 @@ pub fn api_resource(info: &ResourceInfo) -> ApiResource {
 pub fn kind_ref(info: &ResourceInfo) -> String {
     let kind = info.kind.to_ascii_lowercase();
     if info.group.is_empty() { kind } else { format!("{kind}.{}", info.group) }
-}
-
-fn flatten(list: APIGroupDiscoveryList, all: &mut Vec<ResourceInfo>, preferred: &mut Vec<ResourceInfo>) {
-    for group in list.items {
-        let group_name = group.metadata.and_then(|m| m.name).unwrap_or_default();
-        // Versions come sorted by preference.
-        for (i, version) in group.versions.into_iter().enumerate() {
-            let version_name = version.version.unwrap_or_default();
-            for r in version.resources {
-                let Some(resource) = r.resource else { continue };
-                let kind = r.response_kind.and_then(|k| k.kind).unwrap_or_default();
-                let info = ResourceInfo {
-                    group: group_name.clone(),
-                    version: version_name.clone(),
-                    singular: r.singular_resource.unwrap_or_else(|| kind.to_ascii_lowercase()),
-                    resource,
-                    kind,
-                    short_names: r.short_names,
-                    namespaced: r.scope.as_deref() == Some("Namespaced"),
-                    verbs: r.verbs,
-                };
-                if i == 0 {
-                    preferred.push(info.clone());
-                }
-                all.push(info);
-            }
-        }
-    }
 }
 
 fn one_line(err: &dyn std::error::Error) -> String {

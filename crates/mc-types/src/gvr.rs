@@ -301,6 +301,36 @@ pub struct ResourceInfo {
 }
 
 impl ResourceInfo {
+    /// Every resource of an aggregated discovery document (`/api` or `/apis`), each with whether
+    /// its version is the group's preferred one (versions come sorted by preference).
+    pub fn from_discovery(
+        list: kube::core::discovery::v2::APIGroupDiscoveryList,
+    ) -> Vec<(ResourceInfo, bool)> {
+        let mut out = Vec::new();
+        for group in list.items {
+            let group_name = group.metadata.and_then(|m| m.name).unwrap_or_default();
+            for (rank, version) in group.versions.into_iter().enumerate() {
+                let version_name = version.version.unwrap_or_default();
+                for r in version.resources {
+                    let Some(resource) = r.resource else { continue };
+                    let kind = r.response_kind.and_then(|k| k.kind).unwrap_or_default();
+                    let info = ResourceInfo {
+                        group: group_name.clone(),
+                        version: version_name.clone(),
+                        singular: r.singular_resource.unwrap_or_else(|| kind.to_ascii_lowercase()),
+                        resource,
+                        kind,
+                        short_names: r.short_names,
+                        namespaced: r.scope.as_deref() == Some("Namespaced"),
+                        verbs: r.verbs,
+                    };
+                    out.push((info, rank == 0));
+                }
+            }
+        }
+        out
+    }
+
     /// The fully qualified type.
     pub fn gvr(&self) -> Gvr {
         Gvr::new(&self.group, &self.version, &self.resource)

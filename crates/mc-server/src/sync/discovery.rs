@@ -3,7 +3,6 @@
 use std::collections::BTreeSet;
 
 use kube::Client;
-use kube::core::discovery::v2::APIGroupDiscoveryList;
 use mc_types::gvr::{DEFAULT_EXCLUDED_GROUPS, DEFAULT_EXCLUDED_RESOURCES, ResourceInfo};
 
 /// Which resource types to sync, from the `sync` section and a cluster's `resources` allow-list.
@@ -60,30 +59,6 @@ fn matches_allow(entry: &str, gvr: &mc_types::Gvr) -> bool {
 pub async fn discover(client: &Client) -> kube::Result<Vec<ResourceInfo>> {
     let core = client.list_core_api_versions_aggregated().await?;
     let groups = client.list_api_groups_aggregated().await?;
-    Ok(flatten(core).into_iter().chain(flatten(groups)).collect())
-}
-
-fn flatten(list: APIGroupDiscoveryList) -> Vec<ResourceInfo> {
-    let mut out = Vec::new();
-    for group in list.items {
-        let group_name = group.metadata.and_then(|m| m.name).unwrap_or_default();
-        // Versions are sorted by preference; the first one is the preferred version.
-        let Some(version) = group.versions.into_iter().next() else { continue };
-        let version_name = version.version.unwrap_or_default();
-        for r in version.resources {
-            let Some(resource) = r.resource else { continue };
-            let kind = r.response_kind.and_then(|k| k.kind).unwrap_or_default();
-            out.push(ResourceInfo {
-                group: group_name.clone(),
-                version: version_name.clone(),
-                singular: r.singular_resource.unwrap_or_else(|| kind.to_ascii_lowercase()),
-                resource,
-                kind,
-                short_names: r.short_names,
-                namespaced: r.scope.as_deref() == Some("Namespaced"),
-                verbs: r.verbs,
-            });
-        }
-    }
-    out
+    let preferred = |list| ResourceInfo::from_discovery(list).into_iter().filter_map(|(r, p)| p.then_some(r));
+    Ok(preferred(core).chain(preferred(groups)).collect())
 }
