@@ -1,5 +1,6 @@
 //! The HTTP client of mc-server's API (SPEC §6).
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, BoxStream, StreamExt};
@@ -8,7 +9,9 @@ use mc_types::api::{
     ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths,
 };
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use tracing::debug;
 
 use crate::config::{Origin, ServerTarget, TOKEN_ENV};
@@ -134,12 +137,23 @@ impl Client {
 
     /// Every object matching the query with its cluster, following `continue` tokens.
     pub async fn list(&self, query: &ListQuery) -> Result<Vec<ListWithClusterItem>> {
+        let mut items = Vec::new();
+        for page in self.list_pages(query).await? {
+            items.extend(page.parse::<ListWithClusterItem>()?);
+        }
+        Ok(items)
+    }
+
+    /// The pages of `/v1/list_with_cluster` as the server sent them, for callers that read the
+    /// objects one at a time instead of holding every parsed object at once.
+    pub async fn list_pages(&self, query: &ListQuery) -> Result<Vec<ListPage>> {
         let wanted = query.limit.filter(|&n| n > 0);
-        let mut items: Vec<ListWithClusterItem> = Vec::new();
+        let mut pages = Vec::new();
+        let mut seen = 0u64;
         let mut token: Option<String> = None;
         loop {
             let mut params = query.params();
-            let remaining = wanted.map_or(0, |n| n.saturating_sub(items.len() as u64));
+            let remaining = wanted.map_or(0, |n| n.saturating_sub(seen));
             params.push(("limit", remaining.to_string()));
             if let Some(t) = token.take() {
                 params.push(("continue", t));
@@ -151,12 +165,13 @@ impl Client {
                 .and_then(|v| v.to_str().ok())
                 .filter(|t| !t.is_empty())
                 .map(str::to_owned);
-            let page: Vec<ListWithClusterItem> = self.decode(resp).await?;
-            let empty = page.is_empty();
-            items.extend(page);
-            let full = wanted.is_some_and(|n| items.len() as u64 >= n);
-            if token.is_none() || full || empty {
-                return Ok(items);
+            let page = ListPage { url: resp.url().to_string(), body: self.body(resp).await? };
+            let count = page.parse::<&RawValue>()?.len() as u64;
+            seen += count;
+            pages.push(page);
+            let full = wanted.is_some_and(|n| seen >= n);
+            if token.is_none() || full || count == 0 {
+                return Ok(pages);
             }
         }
     }
@@ -292,14 +307,45 @@ impl Client {
 
     async fn decode<T: DeserializeOwned>(&self, resp: Response) -> Result<T> {
         let url = resp.url().to_string();
+        let bytes = self.body(resp).await?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| Error::Protocol { url, reason: format!("invalid JSON: {e}") })
+    }
+
+    async fn body(&self, resp: Response) -> Result<Vec<u8>> {
         let bytes = resp.bytes().await.map_err(|e| Error::Unreachable {
             url: self.target.url.clone(),
             origin: self.target.origin.clone(),
             reason: reason(&e),
         })?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| Error::Protocol { url, reason: format!("invalid JSON: {e}") })
+        Ok(bytes.into())
     }
+}
+
+/// One page of `/v1/list_with_cluster`, unparsed.
+#[derive(Debug)]
+pub struct ListPage {
+    url: String,
+    body: Vec<u8>,
+}
+
+impl ListPage {
+    /// The page's items; `T` may borrow from the page (`RawListItem`, `&RawValue`).
+    pub fn parse<'a, T: Deserialize<'a>>(&'a self) -> Result<Vec<T>> {
+        serde_json::from_slice(&self.body)
+            .map_err(|e| Error::Protocol { url: self.url.clone(), reason: format!("invalid JSON: {e}") })
+    }
+}
+
+/// An item of a list page whose object is still JSON text.
+#[derive(Debug, Deserialize)]
+pub struct RawListItem<'a> {
+    /// The cluster the object lives in.
+    #[serde(rename = "clusterName", borrow)]
+    pub cluster_name: Cow<'a, str>,
+    /// The object's JSON.
+    #[serde(rename = "Object", borrow)]
+    pub object: &'a RawValue,
 }
 
 /// The innermost cause of a transport error, in a few words: `connection refused`.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tracing::debug;
 
 use crate::cli::{ListArgs, OutputFormat};
-use crate::client::{Client, ListQuery};
+use crate::client::{Client, ListQuery, RawListItem};
 use crate::print::{self, Ctx, TableSpec};
 
 /// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
@@ -26,25 +26,42 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
     if args.watch {
         return super::watch::run(client, &args, &query, out).await;
     }
-    let (items, resources) = tokio::join!(client.list(&query), client.resources());
-    let items = items?;
+    let (pages, resources) = tokio::join!(client.list_pages(&query), client.resources());
+    let pages = pages?;
+    let mut raw: Vec<RawListItem<'_>> = Vec::new();
+    for page in &pages {
+        raw.extend(page.parse::<RawListItem<'_>>()?);
+    }
     // Like kubectl: an empty JSON/YAML list is still a list; tables and names say so on stderr.
     let structured = matches!(args.output, Some(OutputFormat::Json | OutputFormat::Yaml));
-    if items.is_empty() && !structured {
+    if raw.is_empty() && !structured {
         eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
         return Ok(ExitCode::SUCCESS);
     }
+    let parsed = || raw.iter().map(parse).collect::<Result<Vec<_>>>();
     match args.output {
-        Some(OutputFormat::Json) => print::write_json(out, &print::list_document(&items))?,
-        Some(OutputFormat::Yaml) => print::write_yaml(out, &print::list_document(&items))?,
-        Some(OutputFormat::Name) => print::write_names(out, &items)?,
+        Some(OutputFormat::Json) => print::write_json(out, &print::list_document(&parsed()?))?,
+        Some(OutputFormat::Yaml) => print::write_yaml(out, &print::list_document(&parsed()?))?,
+        Some(OutputFormat::Name) => print::write_names(out, &parsed()?)?,
         None | Some(OutputFormat::Wide) => {
-            let spec = table_spec(client, &args.resource, resources.ok(), items.first()).await;
-            let wide = args.output == Some(OutputFormat::Wide);
-            print::write_table(out, &spec, &items, &Ctx::now(), wide, !args.no_headers)?;
+            let sample = raw.first().map(parse).transpose()?;
+            let spec = table_spec(client, &args.resource, resources.ok(), sample.as_ref()).await;
+            let (ctx, wide) = (Ctx::now(), args.output == Some(OutputFormat::Wide));
+            // One object parsed at a time: memory stays near the size of the response.
+            let rows = raw
+                .iter()
+                .map(|item| parse(item).map(|i| spec.row(&i.cluster_name, &i.object, &ctx, wide)))
+                .collect::<Result<Vec<_>>>()?;
+            print::write_rows(out, &spec, &rows, wide, !args.no_headers)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An item with its object parsed.
+fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
+    let object = serde_json::from_str(item.object.get())?;
+    Ok(ListWithClusterItem { cluster_name: item.cluster_name.clone().into_owned(), object })
 }
 
 /// The server query for `list` arguments.

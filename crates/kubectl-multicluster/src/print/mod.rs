@@ -46,8 +46,19 @@ pub fn write_table(
 ) -> io::Result<()> {
     let rows: Vec<Vec<String>> =
         items.iter().map(|i| spec.row(&i.cluster_name, &i.object, ctx, wide)).collect();
+    write_rows(out, spec, &rows, wide, headers)
+}
+
+/// Writes rows already computed by [`TableSpec::row`] under the spec's headers.
+pub fn write_rows(
+    out: &mut dyn Write,
+    spec: &TableSpec,
+    rows: &[Vec<String>],
+    wide: bool,
+    headers: bool,
+) -> io::Result<()> {
     let headers = headers.then(|| spec.headers(wide));
-    table::write(out, headers.as_deref(), &rows)
+    table::write(out, headers.as_deref(), rows)
 }
 
 /// The object with its cluster in [`CLUSTER_ANNOTATION`].

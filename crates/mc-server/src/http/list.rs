@@ -7,12 +7,12 @@ use axum::extract::{Query, State};
 use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use mc_types::api::{CONTINUE_HEADER, ListWithClusterItem};
+use mc_types::api::CONTINUE_HEADER;
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
 use super::{ApiError, ApiResult, AppState};
-use crate::store::{Cursor, Query as StoreQuery};
+use crate::store::{Cursor, Query as StoreQuery, RawObject};
 
 /// The original's default page size.
 const DEFAULT_LIMIT: u32 = 10;
@@ -158,7 +158,7 @@ impl ListRequest {
 async fn run<B: IntoResponse>(
     state: &AppState,
     pairs: Vec<(String, String)>,
-    body: impl FnOnce(Vec<(String, serde_json::Value)>) -> B,
+    body: impl FnOnce(Vec<(String, RawObject)>) -> B,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
     let query = request.to_query(state)?;
@@ -188,11 +188,17 @@ async fn list_with_cluster(
 ) -> ApiResult<Response> {
     run(&state, pairs, |items| {
         Json(
-            items
-                .into_iter()
-                .map(|(cluster_name, object)| ListWithClusterItem { cluster_name, object })
-                .collect::<Vec<_>>(),
+            items.into_iter().map(|(cluster_name, object)| Item { cluster_name, object }).collect::<Vec<_>>(),
         )
     })
     .await
+}
+
+/// [`mc_types::api::ListWithClusterItem`] with the stored JSON passed through unparsed.
+#[derive(serde::Serialize)]
+struct Item {
+    #[serde(rename = "clusterName")]
+    cluster_name: String,
+    #[serde(rename = "Object")]
+    object: RawObject,
 }

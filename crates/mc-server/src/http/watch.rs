@@ -28,6 +28,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
         .items
         .into_iter()
         .map(|(cluster_name, object)| {
+            let object = object.value();
             let meta = &object["metadata"];
             let key = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
             known.insert((cluster_name.clone(), key("namespace"), key("name")));

@@ -20,6 +20,7 @@
 mod mysql;
 mod object;
 mod postgres;
+mod raw;
 mod sql;
 mod sqlite;
 
@@ -34,6 +35,7 @@ use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use object::{Change, StoredObject};
+pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
 
 /// Errors of the store. [`Error::is_retryable`] tells whether trying again later may succeed.
@@ -174,7 +176,7 @@ pub struct Query {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Page {
     /// `(cluster, object)` in the stable order.
-    pub items: Vec<(String, Value)>,
+    pub items: Vec<(String, RawObject)>,
     /// Where the next page starts; `None` when there are no more matching objects.
     pub next: Option<Cursor>,
 }
@@ -562,13 +564,17 @@ impl Store {
                     version: row.text(4),
                     resource: row.text(5),
                 };
-                let object: Value = serde_json::from_str(&row.text(6)).map_err(|e| {
+                let object = RawObject::from_text(row.text(6)).map_err(|e| {
                     Error::Corrupt(format!(
                         "object {}/{}/{} of cluster {}: {e}",
                         cursor.group, cursor.resource, cursor.name, cursor.cluster
                     ))
                 })?;
-                let matches = after_fetch.iter().all(|r| r.matches(&object));
+                // Only fields SQL cannot evaluate need the parsed object.
+                let matches = after_fetch.is_empty() || {
+                    let parsed = object.value();
+                    after_fetch.iter().all(|r| r.matches(&parsed))
+                };
                 after = Some(cursor.clone());
                 if !matches {
                     continue;

@@ -53,7 +53,10 @@ fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &
 }
 
 fn names(page: &Page) -> Vec<String> {
-    page.items.iter().map(|(c, o)| format!("{c}/{}", o["metadata"]["name"].as_str().unwrap_or(""))).collect()
+    page.items
+        .iter()
+        .map(|(c, o)| format!("{c}/{}", o.value()["metadata"]["name"].as_str().unwrap_or("")))
+        .collect()
 }
 
 async fn list(store: &Store, q: Query) -> Vec<String> {
@@ -151,7 +154,7 @@ async fn apply_batch_keeps_the_outcome_of_watch_order() {
     assert_eq!(s.list_keys("c1", &pods()).await.unwrap().len(), 2);
     let page = s.query(&Query::default()).await.unwrap();
     assert_eq!(names(&page), ["c1/a", "c1/c"]);
-    assert_eq!(page.items[0].1["metadata"]["uid"], "u2");
+    assert_eq!(page.items[0].1.value()["metadata"]["uid"], "u2");
 }
 
 #[tokio::test]
@@ -286,7 +289,8 @@ async fn pages_return_every_row_once_in_stable_order() {
     let all = s.query(&Query::default()).await.unwrap();
     assert_eq!(all.items.len(), 92);
     assert!(all.next.is_none());
-    let kinds: Vec<&str> = all.items.iter().take(2).map(|(_, o)| o["apiVersion"].as_str().unwrap()).collect();
+    let kinds: Vec<String> =
+        all.items.iter().take(2).map(|(_, o)| o.value()["apiVersion"].as_str().unwrap().to_owned()).collect();
     assert_eq!(kinds, ["v1", "apps/v1"], "same name: ordered by group (\"\" first)");
 
     for (q, total) in [
@@ -329,6 +333,7 @@ async fn pages_return_every_row_once_in_stable_order() {
         .items
         .iter()
         .map(|(c, o)| {
+            let o = o.value();
             let m = &o["metadata"];
             (c.clone(), m["namespace"].as_str().unwrap().into(), m["name"].as_str().unwrap().into())
         })

@@ -45,7 +45,10 @@ fn delete(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str) -> Change {
 }
 
 fn names(page: &Page) -> Vec<String> {
-    page.items.iter().map(|(c, o)| format!("{c}/{}", o["metadata"]["name"].as_str().unwrap_or(""))).collect()
+    page.items
+        .iter()
+        .map(|(c, o)| format!("{c}/{}", o.value()["metadata"]["name"].as_str().unwrap_or("")))
+        .collect()
 }
 
 async fn list(ctx: &Ctx, q: Query) -> Vec<String> {
@@ -67,8 +70,8 @@ pub async fn upsert_then_delete_leaves_nothing(ctx: Ctx) {
     assert_eq!(ctx.table_rows("resource_labels").await, 1);
     let page = s.query(&Query::default()).await.unwrap();
     assert_eq!(names(&page), ["c1/a"]);
-    assert_eq!(page.items[0].1["metadata"]["labels"]["app"], "web");
-    assert_eq!(page.items[0].1["apiVersion"], "v1");
+    assert_eq!(page.items[0].1.value()["metadata"]["labels"]["app"], "web");
+    assert_eq!(page.items[0].1.value()["apiVersion"], "v1");
     s.apply_batch("c1", vec![delete(&pods(), Some("ns"), "a", "u1")]).await.unwrap();
     assert_eq!(s.count("c1").await.unwrap(), 0);
     assert_eq!(ctx.table_rows("resources").await, 0);
@@ -90,7 +93,7 @@ pub async fn upsert_replaces_the_object_and_its_labels(ctx: Ctx) {
     assert!(list(&ctx, labels_query("app=web")).await.is_empty());
     assert!(list(&ctx, labels_query("tier")).await.is_empty());
     let page = s.query(&Query::default()).await.unwrap();
-    assert_eq!(page.items[0].1["status"]["phase"], "Succeeded");
+    assert_eq!(page.items[0].1.value()["status"]["phase"], "Succeeded");
     assert_eq!(s.list_keys("c1", &pods()).await.unwrap(), vec![("u1".to_string(), "2".to_string())]);
 }
 
@@ -116,7 +119,7 @@ pub async fn a_batch_keeps_the_outcome_of_watch_order(ctx: Ctx) {
     .unwrap();
     let page = s.query(&Query::default()).await.unwrap();
     assert_eq!(names(&page), ["c1/a", "c1/c", "c1/d"]);
-    assert_eq!(page.items[0].1["metadata"]["uid"], "u2");
+    assert_eq!(page.items[0].1.value()["metadata"]["uid"], "u2");
     assert_eq!(list(&ctx, labels_query("v=2")).await, ["c1/a", "c1/d"]);
     assert_eq!(ctx.table_rows("resource_labels").await, 2);
     // An object recreated under the same name replaces the old row.
@@ -258,15 +261,16 @@ pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
     assert_eq!(all.items.len(), 3 * 75);
     assert!(all.next.is_none());
     // Within a cluster: cluster-scoped first (namespace ""), then by namespace, name, group.
-    assert_eq!(all.items[0].1["metadata"]["name"], "node");
-    assert_eq!(all.items[1].1["apiVersion"], "v1");
-    assert_eq!(all.items[2].1["apiVersion"], "apps/v1");
+    assert_eq!(all.items[0].1.value()["metadata"]["name"], "node");
+    assert_eq!(all.items[1].1.value()["apiVersion"], "v1");
+    assert_eq!(all.items[2].1.value()["apiVersion"], "apps/v1");
 
     let pods_only = s.query(&Query { gvr: Some(pods()), ..Query::default() }).await.unwrap();
     let order: Vec<(String, String, String)> = pods_only
         .items
         .iter()
         .map(|(c, o)| {
+            let o = o.value();
             let m = &o["metadata"];
             (c.clone(), m["namespace"].as_str().unwrap().into(), m["name"].as_str().unwrap().into())
         })
@@ -545,7 +549,7 @@ pub async fn reconcile_of_30k_objects(ctx: Ctx) {
     assert_eq!(ctx.table_rows("resource_labels").await, 4 * N as i64);
     let q = Query { cluster: Some("big".into()), limit: Some(1), ..labels_query("generation=1") };
     // First in order: namespace ns-00 holds pods 0, 40, 80, …; 40 % 3 == 1 was changed.
-    assert_eq!(s.query(&q).await.unwrap().items[0].1["metadata"]["name"], "pod-000040");
+    assert_eq!(s.query(&q).await.unwrap().items[0].1.value()["metadata"]["name"], "pod-000040");
 
     let start = Instant::now();
     let q = Query { gvr: Some(pods()), limit: Some(500), ..labels_query("tier=db,app in (app-1,app-4)") };

@@ -1,0 +1,69 @@
+//! An object's JSON as the store returns it: checked, but not parsed into a tree, so a list of
+//! thousands of objects goes from the database to the HTTP response without being rebuilt.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// One stored object's JSON text.
+#[derive(Clone)]
+pub struct RawObject(Box<RawValue>);
+
+impl RawObject {
+    /// Checks that `text` is JSON and keeps it as it is.
+    pub fn from_text(text: String) -> serde_json::Result<Self> {
+        RawValue::from_string(text).map(RawObject)
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The object as a JSON tree, for callers that look inside it.
+    pub fn value(&self) -> Value {
+        // The text was checked when it was read, so this cannot fail; `Null` keeps it total.
+        serde_json::from_str(self.text()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for RawObject {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl fmt::Debug for RawObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl Serialize for RawObject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serializes_as_the_json_it_was_read_from() {
+        let raw = RawObject::from_text(r#"{"kind":"Pod","metadata":{"name":"a"}}"#.into()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&vec![&raw]).unwrap(),
+            r#"[{"kind":"Pod","metadata":{"name":"a"}}]"#
+        );
+        assert_eq!(raw.value()["metadata"]["name"], "a");
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_refused() {
+        assert!(RawObject::from_text("{not json".into()).is_err());
+    }
+}
