@@ -198,14 +198,7 @@ fn actions_for<'a>(mcr: &'a MultiClusterResource, cluster: &str) -> &'a [mc_type
 async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> Outcome {
     let mut out =
         Outcome { cluster: cluster.to_string(), phase: Phase::Failed, message: String::new(), copy: None };
-    let actions = mcr
-        .spec
-        .customize
-        .as_ref()
-        .and_then(|c| c.clusters.iter().find(|cc| cc.name == cluster))
-        .map(|cc| cc.action.clone())
-        .unwrap_or_default();
-    let object = match render(&mcr.spec.template, &actions) {
+    let object = match render(&mcr.spec.template, actions_for(mcr, cluster)) {
         Ok(o) => o,
         Err(e) => {
             out.message = e.to_string();
