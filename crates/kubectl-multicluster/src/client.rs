@@ -166,11 +166,15 @@ impl Client {
                 .filter(|t| !t.is_empty())
                 .map(str::to_owned);
             let page = ListPage { url: resp.url().to_string(), body: self.body(resp).await? };
+            if token.is_none() {
+                pages.push(page);
+                return Ok(pages);
+            }
+            // Another page may follow: count this one's items (a shallow scan) to know.
             let count = page.parse::<&RawValue>()?.len() as u64;
             seen += count;
             pages.push(page);
-            let full = wanted.is_some_and(|n| seen >= n);
-            if token.is_none() || full || count == 0 {
+            if count == 0 || wanted.is_some_and(|n| seen >= n) {
                 return Ok(pages);
             }
         }
