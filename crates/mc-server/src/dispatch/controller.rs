@@ -12,16 +12,16 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams};
 use kube::runtime::controller::Action as Requeue;
 use kube::runtime::events::{Event, EventType, Recorder};
-use kube::runtime::finalizer::{Event as Finalizer, finalizer};
 use kube::{Client, Resource, ResourceExt};
 use mc_types::Gvr;
 use mc_types::crd::{
-    ClusterResult, ConflictResolution, FIELD_MANAGER, FINALIZER, MANAGED_LABEL, MultiCluster,
-    MultiClusterResource, MultiClusterResourceStatus, OWNER_ANNOTATION, Phase,
+    ClusterResult, ConflictResolution, FIELD_MANAGER, MANAGED_LABEL, MultiCluster, MultiClusterResource,
+    MultiClusterResourceStatus, OWNER_ANNOTATION, Phase,
 };
 use serde_json::{Value, json};
 use tracing::{info, instrument, warn};
 
+use super::finalizer;
 use super::render::render;
 use crate::clusters::Registry;
 
@@ -39,9 +39,6 @@ pub enum Error {
     /// Some clusters could not be reached or refused (retryable; the others are done).
     #[error("{0}")]
     Clusters(String),
-    /// The finalizer helper failed (retryable).
-    #[error("finalizer: {0}")]
-    Finalizer(String),
 }
 
 /// Result of this module.
@@ -49,6 +46,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Where a copy lives: (cluster, gvr, namespace, name).
 pub type CopyKey = (String, Gvr, String, String);
+
+/// A copy this controller applied.
+#[derive(Clone, Debug)]
+pub struct AppliedCopy {
+    /// Its MultiClusterResource, `namespace/name`.
+    pub owner: String,
+    /// The resourceVersion our last apply produced: a change notice carrying it is our own
+    /// write, not drift.
+    pub resource_version: Option<String>,
+}
 
 /// What reconcile needs.
 pub struct Context {
@@ -58,8 +65,8 @@ pub struct Context {
     pub registry: Arc<Registry>,
     /// Kubernetes Events on the resources.
     pub recorder: Recorder,
-    /// Copies by location → their MultiClusterResource (`namespace/name`), for drift triggers.
-    pub copies: Mutex<HashMap<CopyKey, String>>,
+    /// Copies by location → what we applied there, for drift triggers.
+    pub copies: Mutex<HashMap<CopyKey, AppliedCopy>>,
 }
 
 /// One cluster's attempt.
@@ -70,23 +77,22 @@ struct Outcome {
     copy: Option<(Gvr, String, String)>,
 }
 
-/// Reconciles one MultiClusterResource (behind the cleanup finalizer).
+/// Reconciles one MultiClusterResource: the finalizer goes on before the first copy is applied
+/// and comes off after the last copy is removed.
 #[instrument(skip(mcr, ctx), fields(mcr = %mcr.owner_key()))]
 pub async fn reconcile(mcr: Arc<MultiClusterResource>, ctx: Arc<Context>) -> Result<Requeue> {
     let ns = mcr.namespace().unwrap_or_else(|| "default".into());
     let api: Api<MultiClusterResource> = Api::namespaced(ctx.master.clone(), &ns);
-    finalizer(&api, FINALIZER, mcr, |event| async {
-        match event {
-            Finalizer::Apply(mcr) => apply(&mcr, &ctx).await,
-            Finalizer::Cleanup(mcr) => cleanup(&mcr, &ctx).await,
+    if mcr.metadata.deletion_timestamp.is_some() {
+        if !finalizer::present(&mcr) {
+            return Ok(Requeue::await_change());
         }
-    })
-    .await
-    .map_err(|e| match e {
-        kube::runtime::finalizer::Error::ApplyFailed(e)
-        | kube::runtime::finalizer::Error::CleanupFailed(e) => e,
-        other => Error::Finalizer(other.to_string()),
-    })
+        let next = cleanup(&mcr, &ctx).await?;
+        finalizer::remove(&api, &mcr).await?;
+        return Ok(next);
+    }
+    finalizer::ensure(&api, &mcr).await?;
+    apply(&mcr, &ctx).await
 }
 
 /// Retries failures with a short delay so a cluster that returns is served quickly.
@@ -171,14 +177,17 @@ async fn apply(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
         .map(|o| format!("{}: {}", o.cluster, o.message))
         .collect();
     {
+        // apply_to recorded each applied copy; forget the ones that are no longer ours.
         let mut copies = ctx.copies.lock().unwrap_or_else(|e| e.into_inner());
         let key = mcr.owner_key();
-        copies.retain(|_, owner| owner != &key);
-        for o in &outcomes {
-            if let (Phase::Applied, Some((gvr, ns, name))) = (o.phase, &o.copy) {
-                copies.insert((o.cluster.clone(), gvr.clone(), ns.clone(), name.clone()), key.clone());
-            }
-        }
+        copies.retain(|(cluster, gvr, ns, name), copy| {
+            copy.owner != key
+                || outcomes.iter().any(|o| {
+                    o.phase == Phase::Applied
+                        && &o.cluster == cluster
+                        && o.copy.as_ref().is_some_and(|(g, n, m)| g == gvr && n == ns && m == name)
+                })
+        });
     }
     write_status(mcr, ctx, &previous, outcomes, placed.len(), generation, failed.is_empty()).await?;
     if failed.is_empty() { Ok(Requeue::requeue(RESYNC)) } else { Err(Error::Clusters(failed.join("; "))) }
@@ -245,7 +254,13 @@ async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> O
         let mut body = object.clone();
         mark(&mut body, &owner, target.namespace.as_deref());
         let params = PatchParams::apply(FIELD_MANAGER).force();
-        api.patch(&target.name, &params, &Patch::Apply(&body)).await.map_err(|e| e.to_string())?;
+        let applied =
+            api.patch(&target.name, &params, &Patch::Apply(&body)).await.map_err(|e| e.to_string())?;
+        // Recorded at once: the change notice of this write may follow within milliseconds.
+        ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).insert(
+            (cluster.to_string(), target.gvr.clone(), target.namespace.clone().unwrap_or_default(), target.name.clone()),
+            AppliedCopy { owner: owner.clone(), resource_version: applied.resource_version() },
+        );
         Ok::<_, String>(None)
     })
     .await;
@@ -316,7 +331,7 @@ async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -
     })
     .await
     .map_err(|_| format!("timed out after {PER_CLUSTER_TIMEOUT:?}"))??;
-    ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).retain(|k, o| !(o == &owner && k.0 == cluster));
+    ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).retain(|k, c| !(c.owner == owner && k.0 == cluster));
     info!(cluster, object = %target.describe(), "copy removed");
     Ok(())
 }
@@ -332,7 +347,7 @@ async fn cleanup(mcr: &MultiClusterResource, ctx: &Context) -> Result<Requeue> {
     let failed: Vec<String> =
         clusters.iter().zip(results).filter_map(|(c, r)| r.err().map(|e| format!("{c}: {e}"))).collect();
     if failed.is_empty() {
-        publish(ctx, mcr, EventType::Normal, "Deleted", "every copy removed".into()).await;
+        publish(ctx, mcr, EventType::Normal, "Deleted", "every copy removed".into());
         return Ok(Requeue::await_change());
     }
     // Show which clusters hold the deletion up.
@@ -388,7 +403,7 @@ async fn write_status(
             } else {
                 format!("{}: {}", o.cluster, o.message)
             };
-            publish(ctx, mcr, kind, reason, note).await;
+            publish(ctx, mcr, kind, reason, note);
         }
     }
     let applied = clusters.iter().filter(|c| c.phase == Phase::Applied).count();
@@ -442,12 +457,17 @@ async fn write_status(
     Ok(())
 }
 
-async fn publish(ctx: &Context, mcr: &MultiClusterResource, type_: EventType, reason: &str, note: String) {
+/// Publishes an Event in the background: Events are for people, not on the dispatch path.
+fn publish(ctx: &Context, mcr: &MultiClusterResource, type_: EventType, reason: &str, note: String) {
     let ev =
         Event { type_, reason: reason.into(), note: Some(note), action: "Dispatch".into(), secondary: None };
-    if let Err(e) = ctx.recorder.publish(&ev, &mcr.object_ref(&())).await {
-        warn!(error = %e, "publishing an event failed");
-    }
+    let recorder = ctx.recorder.clone();
+    let reference = mcr.object_ref(&());
+    tokio::spawn(async move {
+        if let Err(e) = recorder.publish(&ev, &reference).await {
+            warn!(error = %e, "publishing an event failed");
+        }
+    });
 }
 
 /// The API coordinates of a rendered object in one cluster.

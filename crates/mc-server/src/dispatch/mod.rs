@@ -3,6 +3,7 @@
 
 pub mod controller;
 pub mod crds;
+pub mod finalizer;
 pub mod leader;
 pub mod registry;
 pub mod render;
@@ -16,7 +17,7 @@ use kube::Client;
 use kube::api::Api;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::ObjectRef;
-use kube::runtime::{Controller, WatchStreamExt, watcher};
+use kube::runtime::{Controller, WatchStreamExt, predicates, reflector, watcher};
 use mc_types::crd::{MultiCluster, MultiClusterResource, OWNER_ANNOTATION};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -102,7 +103,16 @@ async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncCont
     let api: Api<MultiClusterResource> = Api::all(client.clone());
     let drift = drift_triggers(sync.notices.subscribe(), ctx.clone());
     let everything = stream::select(ready_triggers(sync.ready_tx.subscribe()), cluster_label_changes(client));
-    Controller::new(api, watcher::Config::default())
+    // Only spec changes (and the deletion mark, which bumps the generation) wake the controller:
+    // its own status and finalizer updates do not. Drift, joins and label changes have their
+    // own triggers; the periodic resync covers the rest.
+    let (reader, writer) = reflector::store();
+    let resources = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .reflect(writer)
+        .applied_objects()
+        .predicate_filter(predicates::generation, Default::default());
+    Controller::for_stream(resources, reader)
         .reconcile_on(drift)
         .reconcile_all_on(everything)
         .run(reconcile, error_policy, ctx)
@@ -119,11 +129,16 @@ fn drift_triggers(
         loop {
             match rx.recv().await {
                 Ok(n) => {
+                    let key = (n.cluster.clone(), n.gvr.clone(), n.namespace.clone(), n.name.clone());
+                    let ours = ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
                     let owner = if n.deleted {
-                        let key = (n.cluster.clone(), n.gvr.clone(), n.namespace.clone(), n.name.clone());
-                        ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+                        ours.map(|c| c.owner)
                     } else {
-                        n.object["metadata"]["annotations"][OWNER_ANNOTATION].as_str().map(String::from)
+                        let version = n.object["metadata"]["resourceVersion"].as_str();
+                        let own_write = version.is_some()
+                            && ours.is_some_and(|c| c.resource_version.as_deref() == version);
+                        let owner = n.object["metadata"]["annotations"][OWNER_ANNOTATION].as_str();
+                        owner.filter(|_| !own_write).map(String::from)
                     };
                     if let Some((ns, name)) = owner.as_deref().and_then(|o| o.split_once('/')) {
                         return Some((ObjectRef::new(name).within(ns), (rx, ctx)));
