@@ -129,16 +129,22 @@ fn drift_triggers(
         loop {
             match rx.recv().await {
                 Ok(n) => {
-                    let key = (n.cluster.clone(), n.gvr.clone(), n.namespace.clone(), n.name.clone());
-                    let ours = ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned();
+                    // The copies map is only consulted for deletions and for objects that carry
+                    // our owner annotation, not for every object a sync writes.
+                    let ours = || {
+                        let key = (n.cluster.clone(), n.gvr.clone(), n.namespace.clone(), n.name.clone());
+                        ctx.copies.lock().unwrap_or_else(|e| e.into_inner()).get(&key).cloned()
+                    };
                     let owner = if n.deleted {
-                        ours.map(|c| c.owner)
+                        ours().map(|c| c.owner)
                     } else {
                         let version = n.object["metadata"]["resourceVersion"].as_str();
-                        let own_write = version.is_some()
-                            && ours.is_some_and(|c| c.resource_version.as_deref() == version);
+                        let own_write = || {
+                            version.is_some()
+                                && ours().is_some_and(|c| c.resource_version.as_deref() == version)
+                        };
                         let owner = n.object["metadata"]["annotations"][OWNER_ANNOTATION].as_str();
-                        owner.filter(|_| !own_write).map(String::from)
+                        owner.filter(|_| !own_write()).map(String::from)
                     };
                     if let Some((ns, name)) = owner.as_deref().and_then(|o| o.split_once('/')) {
                         return Some((ObjectRef::new(name).within(ns), (rx, ctx)));
