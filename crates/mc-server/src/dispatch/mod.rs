@@ -137,14 +137,18 @@ fn drift_triggers(
                     };
                     let owner = if n.deleted {
                         ours().map(|c| c.owner)
-                    } else {
-                        let version = n.object["metadata"]["resourceVersion"].as_str();
+                    } else if n.object.text().contains(OWNER_ANNOTATION) {
+                        // Only objects whose text names our annotation are parsed.
+                        let object = n.object.value();
+                        let version = object["metadata"]["resourceVersion"].as_str();
                         let own_write = || {
                             version.is_some()
                                 && ours().is_some_and(|c| c.resource_version.as_deref() == version)
                         };
-                        let owner = n.object["metadata"]["annotations"][OWNER_ANNOTATION].as_str();
+                        let owner = object["metadata"]["annotations"][OWNER_ANNOTATION].as_str();
                         owner.filter(|_| !own_write()).map(String::from)
+                    } else {
+                        None
                     };
                     if let Some((ns, name)) = owner.as_deref().and_then(|o| o.split_once('/')) {
                         return Some((ObjectRef::new(name).within(ns), (rx, ctx)));

@@ -51,7 +51,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
                     } else {
                         WatchEventType::Modified
                     };
-                    let ev = WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.clone() };
+                    let ev = WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.value() };
                     return Some((Ok(line(ev)), (Some(rx), query, known)));
                 }
                 Ok(_) => continue,
@@ -91,5 +91,5 @@ fn matches(q: &Query, n: &Notice) -> bool {
         return true; // labels and fields of a deleted object are unknown: tell the client anyway
     }
     q.labels.as_ref().is_none_or(|l| l.matches(&n.labels))
-        && q.fields.as_ref().is_none_or(|f| f.matches(&n.object))
+        && q.fields.as_ref().is_none_or(|f| f.matches(&n.object.value()))
 }

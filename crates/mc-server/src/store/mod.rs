@@ -697,10 +697,17 @@ async fn delete_stale(
 /// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
     let d = tx.dialect;
+    // Labels of every chunk, inserted at the end in as few statements as the limits allow.
+    let mut labels: Vec<(i64, &str, &str)> = Vec::new();
     for chunk in objects.chunks(sql::CHUNK) {
-        tx.execute(sql::upsert_resources(d, cluster, chunk)).await?;
-        let uids = chunk.iter().map(|p| p.object.uid.as_str());
-        let rows = tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?;
+        let upsert = sql::upsert_resources(d, cluster, chunk);
+        let rows = if sql::upsert_returns_ids(d) {
+            tx.fetch(upsert, &sql::IDS_BY_UID_COLS).await?
+        } else {
+            tx.execute(upsert).await?;
+            let uids = chunk.iter().map(|p| p.object.uid.as_str());
+            tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+        };
         let mut ids: HashMap<(String, String, String, String), i64> = HashMap::with_capacity(rows.len());
         for mut r in rows {
             ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), r.int(0));
@@ -718,10 +725,10 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
         }
         let id_list: Vec<i64> = with_ids.iter().map(|(id, _)| *id).collect();
         tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &id_list)).await?;
-        let labels = sql::label_rows(with_ids);
-        for rows in labels.chunks(sql::LABEL_CHUNK) {
-            tx.execute(sql::insert_labels(d, rows)).await?;
-        }
+        labels.extend(sql::label_rows(with_ids));
+    }
+    for rows in labels.chunks(sql::LABEL_CHUNK) {
+        tx.execute(sql::insert_labels(d, rows)).await?;
     }
     Ok(())
 }

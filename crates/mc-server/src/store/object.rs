@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use mc_types::Gvr;
 use serde_json::Value;
 
-use super::{Error, Result};
+use super::{Error, RawObject, Result};
 
 /// One Kubernetes object as the store keeps it: the JSON plus the columns extracted from it.
 ///
@@ -30,8 +30,9 @@ pub struct StoredObject {
     pub owner_uid: Option<String>,
     /// `metadata.labels`.
     pub labels: BTreeMap<String, String>,
-    /// The whole object, already stripped (managed fields) and redacted (secrets) by the caller.
-    pub object: Value,
+    /// The whole object as JSON text, already stripped (managed fields) and redacted (secrets)
+    /// by the caller.
+    pub object: RawObject,
     /// `metadata.creationTimestamp` as written by Kubernetes (RFC 3339, e.g.
     /// `2024-02-29T12:34:56Z`); `None` (or an unparsable value) stores the time of writing.
     pub created_at: Option<String>,
@@ -67,6 +68,8 @@ impl StoredObject {
             let controller = refs.iter().find(|r| r.get("controller").and_then(Value::as_bool) == Some(true));
             controller.or(refs.first())?.get("uid")?.as_str().map(str::to_string)
         });
+        let object = RawObject::from_text(object.to_string())
+            .map_err(|e| Error::InvalidObject(format!("{gvr} {name:?}: {e}")))?;
         Ok(Self {
             kind,
             namespace: text("namespace").unwrap_or_default(),
@@ -203,8 +206,8 @@ mod tests {
         assert_eq!(o.owner_uid.as_deref(), Some("rs-1"));
         assert_eq!(o.labels.get("app").map(String::as_str), Some("web"));
         assert_eq!(o.created_at.as_deref().and_then(parse_rfc3339), Some(1_709_210_096));
-        assert_eq!(o.object["apiVersion"], "v1");
-        assert_eq!(o.object["kind"], "Pod");
+        assert_eq!(o.object.value()["apiVersion"], "v1");
+        assert_eq!(o.object.value()["kind"], "Pod");
     }
 
     #[test]

@@ -17,6 +17,12 @@ impl RawObject {
         RawValue::from_string(text).map(RawObject)
     }
 
+    /// The JSON text of a tree.
+    pub fn from_value(value: &Value) -> Self {
+        // A tree always serializes to valid JSON.
+        RawObject(serde_json::value::to_raw_value(value).unwrap_or_default())
+    }
+
     /// The JSON text.
     pub fn text(&self) -> &str {
         self.0.get()

@@ -122,7 +122,8 @@ pub(crate) struct Stmt {
 }
 
 impl Stmt {
-    /// Large generated statements (bulk inserts, long `IN` lists) are not worth caching.
+    /// Large generated statements (bulk inserts, long `IN` lists) are not worth caching: a
+    /// prepared 500-row upsert holds megabytes in every connection that ran it.
     pub(crate) fn persistent(&self) -> bool {
         self.args.len() <= 64
     }
@@ -283,22 +284,22 @@ const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, na
 const RESOURCE_UPDATED: [&str; 9] =
     ["kind", "resource_version", "owner", "uid", "hash", "object", "create_at", "update_at", "delete_at"];
 
-/// An object prepared for writing: the JSON text and its hash computed once.
+/// An object prepared for writing: its hash computed once.
 pub(crate) struct Prepared<'a> {
     pub(crate) object: &'a StoredObject,
-    pub(crate) json: String,
     pub(crate) hash: String,
 }
 
 impl<'a> Prepared<'a> {
     pub(crate) fn new(object: &'a StoredObject) -> Self {
-        let json = object.object.to_string();
-        let hash = fnv1a_hex(json.as_bytes());
-        Self { object, json, hash }
+        let hash = fnv1a_hex(object.object.text().as_bytes());
+        Self { object, hash }
     }
 }
 
-/// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`.
+/// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`. Where the
+/// dialect has `RETURNING` (SQLite, PostgreSQL; see [`upsert_returns_ids`]) it answers the
+/// [`IDS_BY_UID_COLS`] of every row written, which saves a query per chunk.
 pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
@@ -318,12 +319,21 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
         b.push(", ").bind(Arg::OptText(o.owner_uid.clone()));
         b.push(", ").bind(o.uid.as_str());
         b.push(", ").bind(p.hash.as_str());
-        b.push(", ").bind_json(p.json.clone());
+        b.push(", ").bind_json(o.object.text().to_string());
         b.push(", ").bind_unix_time(o.created_at.as_deref().and_then(parse_rfc3339));
         b.push(", CURRENT_TIMESTAMP, NULL)");
     }
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    if upsert_returns_ids(d) {
+        b.push(" RETURNING id, \"group\", version, resource, uid");
+    }
     b.finish()
+}
+
+/// Whether [`upsert_resources`] answers the ids itself (MySQL/MariaDB have no `RETURNING` on
+/// `INSERT … ON DUPLICATE KEY UPDATE`).
+pub(crate) fn upsert_returns_ids(d: Dialect) -> bool {
+    d != Dialect::MySql
 }
 
 /// Ids of the rows with these uids in a cluster: `id, group, version, resource, uid`.

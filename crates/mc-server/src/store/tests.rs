@@ -41,6 +41,13 @@ fn deployments() -> Gvr {
     Gvr::new("apps", "v1", "deployments")
 }
 
+/// Changes a stored object's JSON.
+fn edit(o: &mut StoredObject, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut value = o.object.value();
+    f(&mut value);
+    o.object = RawObject::from_value(&value);
+}
+
 fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
     let labels: serde_json::Map<String, Value> =
         labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
@@ -244,9 +251,9 @@ async fn field_selectors_use_columns_and_the_object() {
     let t = temp_store().await;
     let s = &t.store;
     let mut running = object(&pods(), Some("a"), "p1", "u1", &[]);
-    running.object["spec"] = json!({"nodeName": "n1"});
+    edit(&mut running, |o| o["spec"] = json!({"nodeName": "n1"}));
     let mut pending = object(&pods(), Some("b"), "p2", "u2", &[]);
-    pending.object["status"]["phase"] = json!("Pending");
+    edit(&mut pending, |o| o["status"]["phase"] = json!("Pending"));
     s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending)]).await.unwrap();
     let sel = |text: &'static str| async move {
         let q = Query { fields: Some(FieldSelector::parse(text).unwrap()), ..Query::default() };
@@ -271,7 +278,7 @@ async fn pages_return_every_row_once_in_stable_order() {
             let ns = if i % 2 == 0 { "even" } else { "odd" };
             let phase = if i % 3 == 0 { "Pending" } else { "Running" };
             let mut o = object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[]);
-            o.object["status"]["phase"] = json!(phase);
+            edit(&mut o, |o| o["status"]["phase"] = json!(phase));
             batch.push(Change::Upsert(o));
             // Same namespace and name under another type: ordered after the pod.
             batch.push(Change::Upsert(object(

@@ -5,6 +5,7 @@ pub mod cluster;
 pub mod discovery;
 pub mod object;
 pub mod watch;
+pub mod watched;
 pub mod writer;
 
 use crate::store::Store;

@@ -5,13 +5,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource};
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use mc_types::gvr::ResourceInfo;
 use tracing::{debug, warn};
 
 use super::SyncContext;
+use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 
@@ -26,7 +27,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         kind: info.kind.clone(),
         plural: info.resource.clone(),
     };
-    let api: Api<DynamicObject> = Api::all_with(client, &ar);
+    let api: Api<WatchedObject> = Api::all_with(client, &ar);
     let config = watcher::Config::default().page_size(500);
     let mut stream = std::pin::pin!(watcher(api, config).default_backoff());
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.

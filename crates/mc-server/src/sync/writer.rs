@@ -6,12 +6,11 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
-use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
 use crate::clusters::Cluster;
-use crate::store::{Change, Store, StoredObject};
+use crate::store::{Backend, Change, RawObject, Store, StoredObject};
 
 /// Most messages written in one transaction.
 const MAX_BATCH: usize = 2000;
@@ -59,7 +58,7 @@ pub struct Notice {
     /// Labels of the object (empty for deletions).
     pub labels: BTreeMap<String, String>,
     /// The object as stored; for deletions only its identity.
-    pub object: Value,
+    pub object: RawObject,
 }
 
 /// Subscribers to the changes written (watch streams).
@@ -142,38 +141,57 @@ fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
 }
 
+/// Writes what is pending, one transaction per cluster. On PostgreSQL the clusters'
+/// transactions run concurrently (their rows are disjoint); SQLite would take them in turn
+/// anyway, and InnoDB's gap locks could make concurrent upserts deadlock.
 async fn flush(
     store: &Store,
     notices: &Notices,
     writing: bool,
     pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>,
 ) {
-    for (name, (cluster, p)) in std::mem::take(pending) {
-        if p.changes.is_empty() {
-            continue;
+    let writes = std::mem::take(pending)
+        .into_iter()
+        .filter(|(_, (_, p))| !p.changes.is_empty())
+        .map(|(name, (cluster, p))| flush_cluster(store, notices, writing, name, cluster, p));
+    if store.backend() == Backend::Postgres {
+        futures::future::join_all(writes).await;
+    } else {
+        for write in writes {
+            write.await;
         }
-        let n = p.changes.len();
-        // Only pay for copies when someone watches.
-        let copies: Vec<Notice> = if notices.receiver_count() > 0 {
-            p.changes.iter().map(|c| notice(&name, c)).collect()
-        } else {
-            Vec::new()
-        };
-        let result = if writing { store.apply_batch(&name, p.changes).await } else { Ok(()) };
-        match result {
-            Ok(()) => {
-                for c in copies {
-                    let _ = notices.send(Arc::new(c));
-                }
-                let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
-                cluster.update(|s| {
-                    s.last_event = Some(Timestamp::now());
-                    s.lag_seconds = lag;
-                });
-                debug!(cluster = %name, changes = n, "batch written");
+    }
+}
+
+async fn flush_cluster(
+    store: &Store,
+    notices: &Notices,
+    writing: bool,
+    name: String,
+    cluster: Arc<Cluster>,
+    p: Pending,
+) {
+    let n = p.changes.len();
+    // Only pay for copies when someone watches.
+    let copies: Vec<Notice> = if notices.receiver_count() > 0 {
+        p.changes.iter().map(|c| notice(&name, c)).collect()
+    } else {
+        Vec::new()
+    };
+    let result = if writing { store.apply_batch(&name, p.changes).await } else { Ok(()) };
+    match result {
+        Ok(()) => {
+            for c in copies {
+                let _ = notices.send(Arc::new(c));
             }
-            Err(e) => warn!(cluster = %name, changes = n, error = %e, "writing a batch failed"),
+            let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
+            cluster.update(|s| {
+                s.last_event = Some(Timestamp::now());
+                s.lag_seconds = lag;
+            });
+            debug!(cluster = %name, changes = n, "batch written");
         }
+        Err(e) => warn!(cluster = %name, changes = n, error = %e, "writing a batch failed"),
     }
 }
 
@@ -190,11 +208,12 @@ fn notice(cluster: &str, change: &Change) -> Notice {
         },
         Change::Delete { gvr, namespace, name, uid } => {
             let mut meta = serde_json::Map::new();
-            meta.insert("name".into(), Value::String(name.clone()));
+            meta.insert("name".into(), name.clone().into());
             if !namespace.is_empty() {
-                meta.insert("namespace".into(), Value::String(namespace.clone()));
+                meta.insert("namespace".into(), namespace.clone().into());
             }
-            meta.insert("uid".into(), Value::String(uid.clone()));
+            meta.insert("uid".into(), uid.clone().into());
+            let identity = serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta});
             Notice {
                 cluster: cluster.to_string(),
                 gvr: gvr.clone(),
@@ -202,7 +221,7 @@ fn notice(cluster: &str, change: &Change) -> Notice {
                 name: name.clone(),
                 deleted: true,
                 labels: BTreeMap::new(),
-                object: serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta}),
+                object: RawObject::from_value(&identity),
             }
         }
     }

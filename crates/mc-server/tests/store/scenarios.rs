@@ -17,6 +17,13 @@ fn deployments() -> Gvr {
     Gvr::new("apps", "v1", "deployments")
 }
 
+/// Changes a stored object's JSON.
+fn edit(o: &mut StoredObject, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut value = o.object.value();
+    f(&mut value);
+    o.object = mc_server::store::RawObject::from_value(&value);
+}
+
 fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
     let labels: serde_json::Map<String, Value> =
         labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
@@ -84,7 +91,7 @@ pub async fn upsert_replaces_the_object_and_its_labels(ctx: Ctx) {
         .await
         .unwrap();
     let mut changed = object(&pods(), Some("ns"), "a", "u1", &[("app", "db")]);
-    changed.object["status"]["phase"] = json!("Succeeded");
+    edit(&mut changed, |o| o["status"]["phase"] = json!("Succeeded"));
     changed.resource_version = "2".into();
     s.apply_batch("c1", vec![Change::Upsert(changed)]).await.unwrap();
     assert_eq!(ctx.table_rows("resources").await, 1);
@@ -215,9 +222,9 @@ pub async fn label_selectors_of_every_operator(ctx: Ctx) {
 pub async fn field_selectors_on_columns_and_on_the_object(ctx: Ctx) {
     let s = &ctx.store;
     let mut running = object(&pods(), Some("a"), "p1", "u1", &[]);
-    running.object["spec"] = json!({"nodeName": "n1"});
+    edit(&mut running, |o| o["spec"] = json!({"nodeName": "n1"}));
     let mut pending = object(&pods(), Some("b"), "p2", "u2", &[]);
-    pending.object["status"]["phase"] = json!("Pending");
+    edit(&mut pending, |o| o["status"]["phase"] = json!("Pending"));
     let node = object(&Gvr::new("", "v1", "nodes"), None, "n1", "u3", &[]);
     s.apply_batch("c1", vec![Change::Upsert(running), Change::Upsert(pending), Change::Upsert(node)])
         .await
@@ -247,7 +254,7 @@ pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
             let ns = ["a", "b", "c"][i % 3];
             let mut o =
                 object(&pods(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-u{i}"), &[("i", "x")]);
-            o.object["status"]["phase"] = json!(if i % 4 == 0 { "Pending" } else { "Running" });
+            edit(&mut o, |o| o["status"]["phase"] = json!(if i % 4 == 0 { "Pending" } else { "Running" }));
             batch.push(Change::Upsert(o));
             let d = object(&deployments(), Some(ns), &format!("p{i:02}"), &format!("{cluster}-d{i}"), &[]);
             batch.push(Change::Upsert(d));
