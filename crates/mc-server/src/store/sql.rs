@@ -331,7 +331,8 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
 }
 
 /// Whether [`upsert_resources`] answers the ids itself (MySQL/MariaDB have no `RETURNING` on
-/// `INSERT … ON DUPLICATE KEY UPDATE`).
+/// `INSERT … ON DUPLICATE KEY UPDATE`, and keep the uid index that [`select_ids_by_uid`] needs;
+/// SQLite and PostgreSQL dropped it).
 pub(crate) fn upsert_returns_ids(d: Dialect) -> bool {
     d != Dialect::MySql
 }
