@@ -68,8 +68,7 @@ impl StoredObject {
             let controller = refs.iter().find(|r| r.get("controller").and_then(Value::as_bool) == Some(true));
             controller.or(refs.first())?.get("uid")?.as_str().map(str::to_string)
         });
-        let object = RawObject::from_text(object.to_string())
-            .map_err(|e| Error::InvalidObject(format!("{gvr} {name:?}: {e}")))?;
+        let object = RawObject::from_value(&object);
         Ok(Self {
             kind,
             namespace: text("namespace").unwrap_or_default(),

@@ -163,6 +163,7 @@ async fn flush(
     }
 }
 
+/// One cluster's transaction, then its notices and its last-event time.
 async fn flush_cluster(
     store: &Store,
     notices: &Notices,
