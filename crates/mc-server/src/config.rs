@@ -36,6 +36,30 @@ pub struct Args {
     /// Do not write ~/.multi-cluster-operator/config when it is missing.
     #[arg(long, env = "MC_NO_CLI_CONFIG")]
     pub no_cli_config: bool,
+    /// Admin bearer token (default: the config's server.token, else a token generated at first
+    /// start into <data-dir>/token).
+    #[arg(long, env = "MC_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// PEM certificate for HTTPS (default: the config's server.tlsCertFile); HTTPS only when set.
+    #[arg(long, env = "MC_TLS_CERT_FILE", requires = "tls_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// Connections open at once; more are closed as they arrive.
+    #[arg(long, env = "MC_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// PEM private key for HTTPS (default: the config's server.tlsKeyFile).
+    #[arg(long, env = "MC_TLS_KEY_FILE", requires = "tls_cert_file")]
+    pub tls_key_file: Option<PathBuf>,
+}
+
+/// Where the admin token came from (for the log line at start and the CLI config).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenOrigin {
+    /// `--token` or `MC_TOKEN`.
+    Flag,
+    /// `server.token` or `server.tokens` in the config file.
+    ConfigFile,
+    /// Generated at first start (or read back) from this file.
+    Generated(PathBuf),
 }
 
 /// Everything the server needs, checked.
@@ -49,8 +73,20 @@ pub struct Settings {
     pub listen: SocketAddr,
     /// Storage URL.
     pub storage_url: String,
-    /// Bearer token for `/v1` (None: open).
-    pub token: Option<String>,
+    /// Every accepted token with its role; never empty.
+    pub tokens: Vec<(String, mc_types::config::Role)>,
+    /// Where the tokens came from.
+    pub token_origin: TokenOrigin,
+    /// GETs without a token are served as `read`.
+    pub anonymous_read: bool,
+    /// `/metrics` needs a token.
+    pub metrics_auth: bool,
+    /// HTTPS certificate and key files; `None` serves plain HTTP.
+    pub tls: Option<(PathBuf, PathBuf)>,
+    /// Data directory (embedded store, generated token).
+    pub data_dir: PathBuf,
+    /// Connections open at once.
+    pub max_connections: usize,
     /// Redact Secret values before storage.
     pub redact_secrets: bool,
     /// Extra excluded groups.
@@ -94,19 +130,48 @@ impl Settings {
                 file: args.config.clone(),
                 problem: format!("server.bind \"{bind}\" is not an IP address"),
             })?;
+        let data_dir = args.data_dir.clone().unwrap_or_else(default_data_dir);
         let storage_url = match args.storage.or(file.storage.url.clone()) {
             Some(url) if !url.is_empty() => url,
-            _ => {
-                let dir = args.data_dir.unwrap_or_else(default_data_dir);
-                format!("sqlite://{}", dir.join("mc.db").display())
+            _ => format!("sqlite://{}", data_dir.join("mc.db").display()),
+        };
+        let invalid = |problem: String| ConfigError::Invalid { file: args.config.clone(), problem };
+        let mut tokens = file.server.all_tokens();
+        let token_origin = match args.token.as_deref().filter(|t| !t.is_empty()) {
+            Some(flag) => {
+                if let Some(problem) = mc_types::config::token_problem(flag) {
+                    return Err(invalid(format!("--token (MC_TOKEN) {problem}")));
+                }
+                tokens.insert(0, (flag.to_string(), mc_types::config::Role::Admin));
+                TokenOrigin::Flag
             }
+            None if !tokens.is_empty() => TokenOrigin::ConfigFile,
+            None => {
+                let (token, created) = crate::auth::load_or_generate(&data_dir)
+                    .map_err(|e| invalid(format!("no server.token configured and {e}")))?;
+                if created {
+                    tracing::info!(file = %data_dir.join(crate::auth::TOKEN_FILE).display(), "generated an admin token");
+                }
+                tokens.push((token, mc_types::config::Role::Admin));
+                TokenOrigin::Generated(data_dir.join(crate::auth::TOKEN_FILE))
+            }
+        };
+        let tls = match (args.tls_cert_file, args.tls_key_file) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            _ => file.server.tls().map(|(c, k)| (c.to_path_buf(), k.to_path_buf())),
         };
         Ok(Settings {
             config_path: args.config,
             clusters,
             listen,
             storage_url,
-            token: (!file.server.token.is_empty()).then(|| file.server.token.clone()),
+            tokens,
+            token_origin,
+            anonymous_read: file.server.anonymous_read,
+            metrics_auth: file.server.metrics_auth,
+            tls,
+            data_dir,
+            max_connections: args.max_connections as usize,
             redact_secrets: file.sync.redact_secrets,
             exclude_groups: file.sync.exclude_groups.clone(),
             exclude_resources: file.sync.exclude_resources.clone(),
@@ -115,18 +180,22 @@ impl Settings {
         })
     }
 
+    /// The first admin token (there always is one).
+    pub fn admin_token(&self) -> Option<&str> {
+        self.tokens.iter().find(|(_, r)| *r == mc_types::config::Role::Admin).map(|(t, _)| t.as_str())
+    }
+
     /// Writes `~/.multi-cluster-operator/config` for the local user when there is none, as the
-    /// original did. Returns the path written.
+    /// original did, with the admin token in it. A config that points at this server but has no
+    /// token gets the token added. Returns the path written.
     pub fn write_cli_config_if_missing(&self) -> Option<PathBuf> {
         if !self.write_cli_config {
             return None;
         }
         let path = CliConfig::default_path()?;
-        if path.exists() {
-            return None;
-        }
         let ip = self.listen.ip();
-        let server_ip = if ip.is_unspecified() { "localhost".to_string() } else { ip.to_string() };
+        let host = if ip.is_unspecified() { "localhost".to_string() } else { ip.to_string() };
+        let server_ip = if self.tls.is_some() { format!("https://{host}") } else { host };
         let master = self
             .clusters
             .iter()
@@ -137,8 +206,16 @@ impl Settings {
             server_ip,
             server_port: self.listen.port(),
             master_cluster_kube_config_path: master,
-            token: self.token.clone(),
+            token: self.admin_token().map(String::from),
         };
+        if path.exists() {
+            let mut existing = CliConfig::load(&path).ok()?;
+            if existing.token.is_some() || existing.server_url() != cfg.server_url() {
+                return None;
+            }
+            existing.token = cfg.token;
+            return existing.save(&path).ok().map(|_| path);
+        }
         cfg.save(&path).ok().map(|_| path)
     }
 }

@@ -1,11 +1,14 @@
 //! mc-server: keeps every object of every cluster in a store, serves queries over HTTP and
 //! dispatches `MultiClusterResource`s to member clusters.
 
+pub mod auth;
 pub mod clusters;
 pub mod config;
 pub mod dispatch;
 pub mod http;
+pub mod listener;
 pub mod metrics;
 pub mod server;
 pub mod store;
 pub mod sync;
+pub mod tls;

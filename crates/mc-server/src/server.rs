@@ -66,22 +66,44 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
         None => membership.mark_restore_tried(),
     }
+    // A certificate that cannot be used stops the start: serving plain HTTP instead would send
+    // tokens in clear text.
+    let tls = match &settings.tls {
+        Some((cert, key)) => {
+            let certs = Arc::new(crate::tls::Certificates::load(cert, key)?);
+            tokio::spawn(certs.clone().reload_on_change());
+            Some(certs)
+        }
+        None => None,
+    };
     if let Some(path) = settings.write_cli_config_if_missing() {
         info!(path = %path.display(), "CLI config written");
     }
+    let tokens = shared_token(&settings).await;
+    let auth = crate::auth::Auth::new(&tokens, settings.anonymous_read, settings.metrics_auth);
     let state = AppState {
         registry: registry.clone(),
         store,
-        token: settings.token.clone(),
+        auth: Arc::new(auth),
         metrics: Arc::new(Metrics::default()),
         sync,
         membership,
+        queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("listening on {}", settings.listen))?;
-    info!(addr = %settings.listen, clusters = settings.clusters.len(), "serving");
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    info!(addr = %settings.listen, scheme, clusters = settings.clusters.len(), tokens = settings.tokens.len(),
+        token_origin = ?settings.token_origin, anonymous_read = settings.anonymous_read, "serving");
+    crate::listener::serve(
+        listener,
+        router(state),
+        tls,
+        crate::listener::Limits { max_connections: settings.max_connections, ..Default::default() },
+        shutdown_signal(),
+    )
+    .await;
     info!("shutting down");
     // Hand leadership over at once instead of after the lease expires.
     let _ = shutdown_tx.send(true);
@@ -94,6 +116,67 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     drop(registry);
     let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
     Ok(())
+}
+
+/// Name of the Secret (in the server's namespace) that keeps a generated token in-cluster, so
+/// every replica and every restart of a pod without a volume accepts the same token.
+pub const TOKEN_SECRET: &str = "mc-server-token";
+
+/// The tokens to accept. In-cluster without a configured token, the generated one is shared
+/// through [`TOKEN_SECRET`]: read when it exists, created from this pod's token otherwise. When
+/// the master cannot be reached the pod's own token is used (and the reason logged).
+async fn shared_token(settings: &Settings) -> Vec<(String, mc_types::config::Role)> {
+    let mut tokens = settings.tokens.clone();
+    let in_cluster_master = settings.clusters.iter().find(|c| c.is_master && c.kubeconfig.is_none());
+    let (crate::config::TokenOrigin::Generated(_), Some(master)) =
+        (&settings.token_origin, in_cluster_master)
+    else {
+        return tokens;
+    };
+    let Some((own, _)) = tokens.first().cloned() else { return tokens };
+    let work = async {
+        let client = connect(master).await.map_err(|e| e.to_string())?;
+        let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
+            kube::Api::namespaced(client, &settings.namespace);
+        for _ in 0..2 {
+            if let Some(secret) = api.get_opt(TOKEN_SECRET).await.map_err(|e| e.to_string())? {
+                let token = secret
+                    .data
+                    .and_then(|d| d.get("token").map(|b| String::from_utf8_lossy(&b.0).trim().to_string()))
+                    .unwrap_or_default();
+                if let Some(problem) = mc_types::config::token_problem(&token) {
+                    return Err(format!("Secret {TOKEN_SECRET}: key token {problem}"));
+                }
+                return Ok(token);
+            }
+            let mut secret = k8s_openapi::api::core::v1::Secret {
+                string_data: Some([("token".to_string(), own.clone())].into()),
+                type_: Some("Opaque".into()),
+                ..Default::default()
+            };
+            secret.metadata.name = Some(TOKEN_SECRET.into());
+            match api.create(&Default::default(), &secret).await {
+                Ok(_) => return Ok(own.clone()),
+                // Another replica was first: read its token.
+                Err(kube::Error::Api(s)) if s.code == 409 => continue,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err(format!("Secret {TOKEN_SECRET} could not be read or created"))
+    };
+    match tokio::time::timeout(Duration::from_secs(15), work).await {
+        Ok(Ok(token)) => {
+            info!(secret = TOKEN_SECRET, namespace = %settings.namespace, "admin token shared through a Secret");
+            tokens[0].0 = token;
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "sharing the generated token through a Secret failed; using this pod's token")
+        }
+        Err(_) => {
+            tracing::warn!("sharing the generated token through a Secret timed out; using this pod's token")
+        }
+    }
+    tokens
 }
 
 /// On a shared database: the leader writes; a new leader relists every cluster so the store

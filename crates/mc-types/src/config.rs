@@ -285,10 +285,21 @@ pub struct ServerSection {
     /// Address to bind, `0.0.0.0` by default.
     #[serde(default = "default_bind")]
     pub bind: String,
-    /// Bearer token required on `/v1` calls; empty disables authentication.
+    /// Bearer token with the `admin` role. Empty: the server uses `tokens`, or generates one at
+    /// first start (the API is never open by default).
     #[serde(default)]
     pub token: String,
-    /// PEM certificate for HTTPS; empty serves plain HTTP.
+    /// More tokens, each with a role (`read` or `admin`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<TokenEntry>,
+    /// Let GET requests without a token through with the `read` role (for the original's CLI,
+    /// which cannot send one). Join and unjoin never go anonymous.
+    #[serde(default)]
+    pub anonymous_read: bool,
+    /// Require a token on `/metrics` too (open by default, like `/healthz` and `/readyz`).
+    #[serde(default)]
+    pub metrics_auth: bool,
+    /// PEM certificate (chain) for HTTPS; when set the port speaks HTTPS only.
     #[serde(default)]
     pub tls_cert_file: String,
     /// PEM private key for HTTPS; set together with `tlsCertFile`.
@@ -296,12 +307,48 @@ pub struct ServerSection {
     pub tls_key_file: String,
 }
 
+/// One entry of `server.tokens`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenEntry {
+    /// The bearer token (at least 16 characters).
+    pub token: String,
+    /// What it may do; `read` when not given.
+    #[serde(default)]
+    pub role: Role,
+}
+
+/// What a token may do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Queries only.
+    #[default]
+    Read,
+    /// Queries, join and unjoin.
+    Admin,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Read => "read",
+            Role::Admin => "admin",
+        })
+    }
+}
+
+/// Shortest token accepted in the configuration (a guessable token is no token).
+pub const MIN_TOKEN_LEN: usize = 16;
+
 impl Default for ServerSection {
     fn default() -> Self {
         Self {
             port: DEFAULT_PORT,
             bind: default_bind(),
             token: String::new(),
+            tokens: Vec::new(),
+            anonymous_read: false,
+            metrics_auth: false,
             tls_cert_file: String::new(),
             tls_key_file: String::new(),
         }
@@ -309,9 +356,16 @@ impl Default for ServerSection {
 }
 
 impl ServerSection {
-    /// The bearer token, `None` when authentication is off.
+    /// The single admin token, `None` when not configured.
     pub fn token(&self) -> Option<&str> {
         if self.token.is_empty() { None } else { Some(&self.token) }
+    }
+
+    /// Every configured token with its role: `token` (admin) first, then `tokens`.
+    pub fn all_tokens(&self) -> Vec<(String, Role)> {
+        let mut out: Vec<(String, Role)> = self.token().map(|t| (t.to_string(), Role::Admin)).into_iter().collect();
+        out.extend(self.tokens.iter().map(|t| (t.token.clone(), t.role)));
+        out
     }
 
     /// Certificate and key files when HTTPS is configured.
@@ -322,6 +376,21 @@ impl ServerSection {
             Some((Path::new(&self.tls_cert_file), Path::new(&self.tls_key_file)))
         }
     }
+}
+
+/// Why a token is unusable, `None` when it is fine: long enough, printable ASCII without spaces
+/// (it travels in an HTTP header).
+pub fn token_problem(token: &str) -> Option<String> {
+    if token.len() < MIN_TOKEN_LEN {
+        return Some(format!("is shorter than {MIN_TOKEN_LEN} characters"));
+    }
+    if token.len() > 1024 {
+        return Some("is longer than 1024 characters".into());
+    }
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Some("must be printable ASCII without spaces".into());
+    }
+    None
 }
 
 fn default_port() -> u16 {
@@ -448,6 +517,14 @@ impl ServerConfig {
         }
         if s.tls_cert_file.is_empty() != s.tls_key_file.is_empty() {
             return Err(invalid("server.tlsCertFile and server.tlsKeyFile must be set together".into()));
+        }
+        if let Some(problem) = s.token().and_then(token_problem) {
+            return Err(invalid(format!("server.token {problem}")));
+        }
+        for (i, t) in s.tokens.iter().enumerate() {
+            if let Some(problem) = token_problem(&t.token) {
+                return Err(invalid(format!("server.tokens[{i}].token {problem}")));
+            }
         }
         Ok(())
     }
@@ -722,7 +799,7 @@ clusters:
         - rType: v1/pods
       labels:
         env: prod
-server: { port: 8080, bind: 127.0.0.1, token: s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key }
+server: { port: 8080, bind: 127.0.0.1, token: s3cret-s3cret-s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key }
 storage: { url: "postgres://mc@db/mc" }
 sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets: false }
 "#;
@@ -735,12 +812,41 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(m.labels["env"], "prod");
         assert_eq!(config.server.port, 8080);
         assert_eq!(config.server.bind, "127.0.0.1");
-        assert_eq!(config.server.token(), Some("s3cret"));
+        assert_eq!(config.server.token(), Some("s3cret-s3cret-s3cret"));
         assert_eq!(config.server.tls(), Some((Path::new("/tls/crt"), Path::new("/tls/key"))));
         assert_eq!(config.storage.url.as_deref(), Some("postgres://mc@db/mc"));
         assert_eq!(config.sync.exclude_groups, ["example.com"]);
         assert_eq!(config.sync.exclude_resources, ["leases"]);
         assert!(!config.sync.redact_secrets);
+    }
+
+    #[test]
+    fn tokens_carry_roles_and_the_single_token_is_admin() {
+        let text = "clusters: [{metadata: {clusterName: a}}]\nserver:\n  token: admin-token-0123456789\n  anonymousRead: true\n  metricsAuth: true\n  tokens:\n    - {token: reader-token-0123456789, role: read}\n    - {token: second-admin-0123456789, role: admin}\n    - {token: default-role-0123456789}\n";
+        let config = load_str(text).unwrap();
+        assert!(config.server.anonymous_read && config.server.metrics_auth);
+        let tokens = config.server.all_tokens();
+        assert_eq!(
+            tokens,
+            vec![
+                ("admin-token-0123456789".to_string(), Role::Admin),
+                ("reader-token-0123456789".to_string(), Role::Read),
+                ("second-admin-0123456789".to_string(), Role::Admin),
+                ("default-role-0123456789".to_string(), Role::Read),
+            ]
+        );
+    }
+
+    #[test]
+    fn short_or_unprintable_tokens_are_rejected() {
+        let short = error_line("clusters: [{metadata: {clusterName: a}}]\nserver: {token: abc}\n");
+        assert!(short.contains("server.token is shorter than 16 characters"), "{short}");
+        let spaced = error_line(
+            "clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: \"has a space in it!!\"}]}\n",
+        );
+        assert!(spaced.contains("server.tokens[0].token must be printable ASCII"), "{spaced}");
+        let role = load_str("clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: reader-token-0123456789, role: root}]}\n");
+        assert!(role.is_err());
     }
 
     #[test]

@@ -157,6 +157,11 @@ impl Server {
             .arg("--config")
             .arg(env.dir.join("config.yaml"))
             .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--no-cli-config"])
+            // No token given: the server generates one into the data directory, as at a first
+            // start, and the CLI config below carries it.
+            .arg("--data-dir")
+            .arg(&data)
+            .env_remove("MC_TOKEN")
             .arg("--storage")
             .arg(format!("sqlite://{}", data.join("mc.db").display()))
             .env("RUST_LOG", "info")
@@ -164,14 +169,15 @@ impl Server {
             .stderr(log_file)
             .spawn()
             .expect("starting mc-server");
-        let cli_config = data.join("cli-config");
-        let text = format!(
-            "serverIP: 127.0.0.1\nserverPort: {port}\nmasterClusterKubeConfigPath: {}\n",
-            env.kubeconfig(env.master()).display()
-        );
-        std::fs::write(&cli_config, text).unwrap();
-        let mut server = Server { child: Some(child), port, log, cli_config };
+        let mut server = Server { child: Some(child), port, log, cli_config: data.join("cli-config") };
         server.wait_ready(Duration::from_secs(120));
+        let token = std::fs::read_to_string(data.join("token")).expect("the server's generated token");
+        let text = format!(
+            "serverIP: 127.0.0.1\nserverPort: {port}\nmasterClusterKubeConfigPath: {}\ntoken: {}\n",
+            env.kubeconfig(env.master()).display(),
+            token.trim()
+        );
+        std::fs::write(&server.cli_config, text).unwrap();
         server
     }
 

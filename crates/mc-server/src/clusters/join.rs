@@ -111,7 +111,9 @@ impl Membership {
             .ok_or_else(|| Error::MasterUnavailable("the master cluster is not ready".into()))
     }
 
-    /// Validates, persists and starts syncing a new cluster.
+    /// Validates, persists and starts syncing a new cluster. The upload is checked and the
+    /// cluster probed before the join lock is taken, so a slow or hostile cluster cannot hold up
+    /// other joins and unjoins.
     pub async fn join(
         &self,
         name: &str,
@@ -120,7 +122,6 @@ impl Membership {
         insecure: bool,
     ) -> Result<()> {
         let name = ClusterName::parse(name).map_err(|e| Error::BadName(e.to_string()))?.as_str().to_string();
-        let _guard = self.lock.lock().await;
         if self.registry.get(&name).is_some() {
             return Err(Error::Taken(name));
         }
@@ -129,20 +130,12 @@ impl Membership {
         }
         let text =
             std::str::from_utf8(kubeconfig).map_err(|_| Error::BadKubeconfig("not UTF-8 text".into()))?;
-        let parsed = Kubeconfig::from_yaml(text)
-            .map_err(|e| Error::BadKubeconfig(format!("does not parse: {}", first_line(&e.to_string()))))?;
-        if parsed.clusters.is_empty() || parsed.contexts.is_empty() {
-            return Err(Error::BadKubeconfig("it names no cluster or no context".into()));
-        }
-        let spec = ClusterSpec::from_kubeconfig(
-            &name,
-            parsed,
-            "uploaded kubeconfig".into(),
-            context.clone(),
-            insecure,
-        )
-        .map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+        let spec = uploaded_spec(&name, text, context.clone(), insecure)?;
         probe(&spec).await?;
+        let _guard = self.lock.lock().await;
+        if self.registry.get(&name).is_some() {
+            return Err(Error::Taken(name));
+        }
         let master = self.master_client()?;
         store_secret(&master, &self.namespace, &name, text, context.as_deref(), insecure)
             .await
@@ -150,6 +143,30 @@ impl Membership {
         self.start(spec);
         info!(cluster = %name, "cluster joined");
         Ok(())
+    }
+
+    /// Registers a cluster that is not synced, with the reason, so it shows in `/v1/clusters`
+    /// and can be unjoined.
+    fn refuse(&self, name: &str, reason: &str) {
+        let spec = ClusterSpec {
+            name: name.to_string(),
+            is_master: false,
+            insecure: false,
+            kubeconfig: None,
+            source: "uploaded kubeconfig".into(),
+            context: None,
+            host: String::new(),
+            labels: BTreeMap::new(),
+            allow: Vec::new(),
+        };
+        let cluster = Arc::new(Cluster::new(spec));
+        cluster.update(|s| {
+            s.attempted = true;
+            s.ready = false;
+            s.message =
+                Some(format!("not synced: {reason}; unjoin it and join it again with inline credentials"));
+        });
+        self.registry.insert(cluster);
     }
 
     /// Registers and starts syncing a cluster.
@@ -207,16 +224,16 @@ impl Membership {
             let Some(text) = get("kubeconfig") else { continue };
             let context = get("context").filter(|c| !c.is_empty());
             let insecure = get("insecure").as_deref() == Some("true");
-            match Kubeconfig::from_yaml(&text).map_err(|e| e.to_string()).and_then(|kc| {
-                ClusterSpec::from_kubeconfig(&name, kc, "uploaded kubeconfig".into(), context, insecure)
-                    .map_err(|e| e.to_string())
-            }) {
+            match uploaded_spec(&name, &text, context.clone(), insecure) {
                 Ok(spec) => {
                     self.start(spec);
                     n += 1;
                 }
                 Err(e) => {
-                    warn!(cluster = %name, error = %e, "a joined cluster's stored kubeconfig is unusable")
+                    // Shown in /v1/clusters (NotReady with the reason), never synced: a Secret
+                    // written before uploads were checked, or edited by hand, runs nothing.
+                    warn!(cluster = %name, error = %e, "a joined cluster's stored kubeconfig is refused");
+                    self.refuse(&name, &e.to_string());
                 }
             }
         }
@@ -224,41 +241,88 @@ impl Membership {
     }
 }
 
-/// The cluster answers `/version` and discovery with these credentials, or the reason, named.
+/// Parses and checks an uploaded kubeconfig (data only: see [`super::uploaded`]) into a spec.
+fn uploaded_spec(name: &str, text: &str, context: Option<String>, insecure: bool) -> Result<ClusterSpec> {
+    let mut parsed = Kubeconfig::from_yaml(text)
+        .map_err(|e| Error::BadKubeconfig(format!("does not parse: {}", first_line(&e.to_string()))))?;
+    if parsed.clusters.is_empty() || parsed.contexts.is_empty() {
+        return Err(Error::BadKubeconfig("it names no cluster or no context".into()));
+    }
+    super::uploaded::check(&parsed, insecure).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+    super::uploaded::strip_credentials_over_http(&mut parsed);
+    ClusterSpec::from_kubeconfig(name, parsed, "uploaded kubeconfig".into(), context, insecure)
+        .map_err(|e| Error::BadKubeconfig(e.to_string()))
+}
+
+/// Time the whole probe (version and discovery) may take.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The cluster answers `/version` and discovery with these credentials, or the class of
+/// failure. Nothing the remote server sent is shown: a join must not turn mc-server into a proxy
+/// that reads other servers' answers for the caller.
 async fn probe(spec: &ClusterSpec) -> Result<()> {
     let unreachable = |reason: String| Error::Unreachable { name: spec.name.clone(), reason };
-    let client = connect(spec).await.map_err(|e| unreachable(e.to_string()))?;
-    let version = tokio::time::timeout(Duration::from_secs(8), client.apiserver_version()).await;
-    match version {
-        Err(_) => return Err(unreachable(format!("{}: no answer within 8s", spec.host))),
-        Ok(Err(e)) => return Err(unreachable(classify(&spec.host, &e))),
-        Ok(Ok(_)) => {}
-    }
-    match tokio::time::timeout(Duration::from_secs(15), crate::sync::discovery::discover(&client)).await {
-        Err(_) => Err(unreachable("discovery did not answer within 15s".into())),
-        Ok(Err(e)) => Err(unreachable(format!("discovery: {}", classify(&spec.host, &e)))),
-        Ok(Ok(_)) => Ok(()),
+    let host = shown_host(&spec.host);
+    let client = connect(spec)
+        .await
+        .map_err(|_| unreachable(format!("{host}: the connection settings are unusable")))?;
+    let work = async {
+        client.apiserver_version().await.map_err(|e| classify(&host, &e))?;
+        let types = crate::sync::discovery::discover(&client)
+            .await
+            .map_err(|e| format!("discovery: {}", classify(&host, &e)))?;
+        // Every API server serves core/v1; an empty answer is not one.
+        if !types.iter().any(|t| t.group.is_empty() && t.resource == "namespaces") {
+            return Err(format!("{host} did not answer like a Kubernetes API server (no core/v1 in discovery)"));
+        }
+        Ok::<_, String>(())
+    };
+    match tokio::time::timeout(PROBE_TIMEOUT, work).await {
+        Err(_) => Err(unreachable(format!("{host}: no complete answer within {}s", PROBE_TIMEOUT.as_secs()))),
+        Ok(Err(reason)) => Err(unreachable(reason)),
+        Ok(Ok(())) => Ok(()),
     }
 }
 
-/// Names the failure: TLS, authentication, authorization or connection.
+/// The class of a failure: unreachable, TLS, 401, 403 or another status code, never the remote
+/// body.
 fn classify(host: &str, e: &kube::Error) -> String {
-    let text = super::connect::one_line(e);
-    let lower = text.to_ascii_lowercase();
     if let kube::Error::Api(s) = e {
         return match s.code {
             401 => format!("authentication failed at {host} (401): the token or certificate is not accepted"),
-            403 => format!("authorization failed at {host} (403): {}", s.message),
-            c => format!("{host} answered {c}: {}", s.message),
+            403 => format!(
+                "authorization failed at {host} (403): the credentials may not read /version and discovery"
+            ),
+            c => format!("{host} answered HTTP {c}"),
         };
     }
-    if lower.contains("certificate") || lower.contains("tls") || lower.contains("unknownissuer") {
-        format!("TLS verification of {host} failed ({text}); use insecure=true only if you trust the network")
-    } else if lower.contains("connection refused") || lower.contains("connect") || lower.contains("dns") {
-        format!("{host} is unreachable ({text})")
+    let lower = super::connect::one_line(e).to_ascii_lowercase();
+    if lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("unknownissuer")
+        || lower.contains("handshake")
+    {
+        format!("TLS verification of {host} failed; use insecure=true only if you trust the network")
+    } else if lower.contains("connect")
+        || lower.contains("dns")
+        || lower.contains("refused")
+        || lower.contains("resolve")
+    {
+        format!("{host} is unreachable")
+    } else if matches!(e, kube::Error::SerdeError(_)) {
+        format!("{host} did not answer like a Kubernetes API server")
     } else {
-        format!("{host}: {text}")
+        format!("{host}: the request failed")
     }
+}
+
+/// The API server URL as shown back: scheme, host and port only (no path, query or userinfo).
+fn shown_host(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let shown: String = authority.chars().filter(|c| !c.is_control()).take(255).collect();
+    if scheme.is_empty() { shown } else { format!("{scheme}://{shown}") }
 }
 
 fn first_line(s: &str) -> String {

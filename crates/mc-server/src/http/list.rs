@@ -17,6 +17,28 @@ use crate::store::{Cursor, Query as StoreQuery, RawObject};
 /// The original's default page size.
 const DEFAULT_LIMIT: u32 = 10;
 
+/// Most query parameters one request may carry.
+const MAX_PARAMETERS: usize = 100;
+
+/// Longest value of a parameter, per Kubernetes' own limits (names are DNS subdomains of at most
+/// 253 characters, namespaces and cluster names DNS labels of at most 63).
+fn max_len(key: &str) -> Option<usize> {
+    Some(match key {
+        "gvr" | "name" => 253,
+        "cluster" | "clusterName" | "namespace" => 63,
+        "labelSelector" | "fieldSelector" | "continue" => 4096,
+        "limit" | "watch" => 20,
+        _ if key.starts_with("labels[") => 63,
+        _ => return None,
+    })
+}
+
+/// A parameter name as it may be shown back: bounded and printable.
+fn short(key: &str) -> String {
+    let shown: String = key.chars().take(64).filter(|c| !c.is_control()).collect();
+    if shown.len() < key.len() { format!("\"{shown}…\"") } else { format!("\"{shown}\"") }
+}
+
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
     Router::new().route("/v1/list", get(list)).route("/v1/list_with_cluster", get(list_with_cluster))
@@ -41,8 +63,23 @@ pub struct ListRequest {
 impl ListRequest {
     /// Reads the raw pairs; unknown parameters are errors so typos do not go unnoticed.
     pub fn from_pairs(pairs: Vec<(String, String)>) -> ApiResult<Self> {
+        if pairs.len() > MAX_PARAMETERS {
+            return Err(ApiError::bad_request(format!(
+                "{} query parameters; at most {MAX_PARAMETERS} are allowed",
+                pairs.len()
+            )));
+        }
         let mut r = ListRequest::default();
         for (k, v) in pairs {
+            if let Some(max) = max_len(&k)
+                && v.len() > max
+            {
+                return Err(ApiError::bad_request(format!(
+                    "parameter {} is {} characters long; at most {max} are allowed",
+                    short(&k),
+                    v.len()
+                )));
+            }
             let non_empty = |v: String| (!v.is_empty()).then_some(v);
             match k.as_str() {
                 "gvr" => r.gvr = non_empty(v),
@@ -66,7 +103,7 @@ impl ListRequest {
                 }
                 _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
                     Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
-                    _ => return Err(ApiError::bad_request(format!("unknown query parameter \"{k}\""))),
+                    _ => return Err(ApiError::bad_request(format!("unknown query parameter {}", short(&k)))),
                 },
             }
         }
@@ -165,7 +202,7 @@ async fn run<B: IntoResponse>(
     if request.watch {
         return super::watch::stream(state, query).await;
     }
-    let page = state.store.query(&query).await?;
+    let page = super::query(state, &query).await?;
     let mut resp = body(page.items).into_response();
     if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
         resp.headers_mut().insert(CONTINUE_HEADER, token);

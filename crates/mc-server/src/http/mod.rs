@@ -9,17 +9,27 @@ pub mod openapi;
 pub mod watch;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use mc_types::config::Role;
 
+use crate::auth::{Auth, Denied};
 use crate::clusters::Registry;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::SyncContext;
 pub use error::{ApiError, ApiResult};
+
+/// How long one store query may take before the request answers 503.
+pub const QUERY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Store queries running at once; more wait (up to [`QUERY_TIMEOUT`]) for a turn.
+pub const MAX_CONCURRENT_QUERIES: usize = 16;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -28,30 +38,53 @@ pub struct AppState {
     pub registry: Arc<Registry>,
     /// The object store.
     pub store: Store,
-    /// Bearer token required on `/v1` when set.
-    pub token: Option<String>,
+    /// Who may call what.
+    pub auth: Arc<Auth>,
     /// Counters for `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Sync context, to start syncing clusters that join.
     pub sync: SyncContext,
     /// Runtime join and unjoin.
     pub membership: Arc<crate::clusters::join::Membership>,
+    /// Turns for expensive store queries.
+    pub queries: Arc<tokio::sync::Semaphore>,
 }
 
-/// The whole API.
+/// The whole API. Every path needs a token except `/healthz`, `/readyz`, `/openapi.json` and
+/// (unless `server.metricsAuth`) `/metrics`; join and unjoin need the `admin` role.
 pub fn router(state: AppState) -> Router {
-    let v1 = Router::new()
+    let admin = Router::new().merge(join::router()).route_layer(middleware::from_fn(require_admin));
+    Router::new()
         .merge(list::router())
         .merge(clusters::router())
-        .merge(join::router())
-        .route_layer(middleware::from_fn_with_state(state.clone(), require_token));
-    Router::new()
-        .merge(v1)
+        .merge(admin)
         .merge(health::router())
         .merge(openapi::router())
         .fallback(not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), authenticate))
+        .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn_with_state(state.clone(), count_requests))
         .with_state(state)
+}
+
+/// Runs one store query in its turn and within [`QUERY_TIMEOUT`]; a busy or slow store answers
+/// 503 instead of piling up requests.
+pub async fn query(state: &AppState, query: &crate::store::Query) -> ApiResult<crate::store::Page> {
+    let work = async {
+        let _turn = state
+            .queries
+            .acquire()
+            .await
+            .map_err(|_| ApiError::unavailable("the server is shutting down"))?;
+        state.store.query(query).await.map_err(ApiError::from)
+    };
+    match tokio::time::timeout(QUERY_TIMEOUT, work).await {
+        Ok(result) => result,
+        Err(_) => Err(ApiError::unavailable(format!(
+            "the query did not finish within {}s; narrow it (namespace, labelSelector, limit) or try again",
+            QUERY_TIMEOUT.as_secs()
+        ))),
+    }
 }
 
 async fn not_found(req: Request) -> ApiError {
@@ -62,30 +95,78 @@ async fn not_found(req: Request) -> ApiError {
     ))
 }
 
-/// Bearer-token check for `/v1` (constant-time comparison).
-async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if let Some(token) = state.token.as_deref() {
-        let given = req
-            .headers()
-            .get(axum::http::header::AUTHORIZATION)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "));
-        match given {
-            None => {
-                return ApiError::unauthorized("missing bearer token (Authorization: Bearer <token>)")
-                    .into_response();
-            }
-            Some(g) if !constant_time_eq(g.as_bytes(), token.as_bytes()) => {
-                return ApiError::unauthorized("invalid bearer token").into_response();
-            }
-            Some(_) => {}
-        }
-    }
-    next.run(req).await
+/// Paths anyone may call: probes and the API description.
+fn is_open(path: &str, auth: &Auth) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Bearer-token check: the caller's [`Role`] goes into the request's extensions.
+async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    if is_open(req.uri().path(), &state.auth) {
+        return next.run(req).await;
+    }
+    let safe = matches!(*req.method(), Method::GET | Method::HEAD);
+    let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
+    match state.auth.check(header, safe) {
+        Ok(role) => {
+            req.extensions_mut().insert(role);
+            next.run(req).await
+        }
+        Err(denied) => {
+            let message = match denied {
+                Denied::Missing => "missing bearer token (Authorization: Bearer <token>)",
+                Denied::Invalid => "invalid bearer token",
+            };
+            let mut resp = ApiError::unauthorized(message).into_response();
+            resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            resp
+        }
+    }
+}
+
+/// Join and unjoin change what the server trusts: `admin` only.
+async fn require_admin(req: Request, next: Next) -> Response {
+    match req.extensions().get::<Role>() {
+        Some(Role::Admin) => next.run(req).await,
+        Some(Role::Read) => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this token has the read role; joining and unjoining need an admin token",
+        )
+        .into_response(),
+        None => ApiError::unauthorized("joining and unjoining need an admin token").into_response(),
+    }
+}
+
+/// Every error answers with the JSON error shape, also those that axum makes itself (wrong
+/// method, malformed query string): clients decode one shape.
+async fn json_errors(req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let resp = next.run(req).await;
+    let status = resp.status();
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return resp;
+    }
+    let (mut parts, body) = resp.into_parts();
+    let detail =
+        axum::body::to_bytes(body, 4096).await.map(|b| String::from_utf8_lossy(&b).trim().to_string());
+    let message = match (status, detail) {
+        (StatusCode::METHOD_NOT_ALLOWED, _) => {
+            let allowed = parts.headers.get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
+            format!("method {method} is not allowed on {path} (allowed: {allowed})")
+        }
+        (_, Ok(text)) if !text.is_empty() => text.lines().next().unwrap_or_default().to_string(),
+        _ => status.canonical_reason().unwrap_or("error").to_string(),
+    };
+    let body = serde_json::to_vec(&mc_types::api::ApiErrorBody::new(message)).unwrap_or_default();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
 }
 
 async fn count_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {

@@ -21,7 +21,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     let rx = state.sync.notices.subscribe();
     query.limit = None;
     query.continue_after = None;
-    let snapshot = state.store.query(&query).await?;
+    let snapshot = super::query(state, &query).await?;
     // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
     let mut known: HashSet<(String, String, String)> = HashSet::new();
     let initial: Vec<Bytes> = snapshot

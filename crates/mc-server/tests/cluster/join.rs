@@ -31,6 +31,7 @@ async fn join(server: &McServer, name: &str, kubeconfig: Vec<u8>, extra: &str) -
     let form = reqwest::multipart::Form::new().part("kubeconfig", part);
     let resp = reqwest::Client::new()
         .post(format!("{}/v1/join?cluster={name}&insecure=false{extra}", server.url))
+        .bearer_auth(server.token())
         .multipart(form)
         .send()
         .await
@@ -42,6 +43,7 @@ async fn join(server: &McServer, name: &str, kubeconfig: Vec<u8>, extra: &str) -
 async fn unjoin(server: &McServer, name: &str) -> (StatusCode, Value) {
     let resp = reqwest::Client::new()
         .delete(format!("{}/v1/unjoin?cluster={name}", server.url))
+        .bearer_auth(server.token())
         .send()
         .await
         .unwrap();

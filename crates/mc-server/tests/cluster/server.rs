@@ -64,6 +64,10 @@ pub struct McServer {
     token: Option<String>,
 }
 
+/// The admin token every test server gets unless a test gives another (`MC_TOKEN` in
+/// [`Launch::envs`]).
+pub const TEST_TOKEN: &str = "mc-test-admin-token-0123456789";
+
 /// A port nothing listens on right now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -98,6 +102,7 @@ impl McServer {
             .args(["--port", &port.to_string(), "--storage", &storage, "--no-cli-config"])
             .args(launch.args)
             .env("RUST_LOG", "info,mc_server=debug")
+            .env("MC_TOKEN", TEST_TOKEN)
             .envs(launch.envs.iter().copied())
             .stdout(Stdio::null())
             .stderr(out)
@@ -108,7 +113,9 @@ impl McServer {
             url: format!("http://127.0.0.1:{port}"),
             log,
             http: reqwest::Client::new(),
-            token: None,
+            token: Some(
+                launch.envs.iter().find(|(k, _)| *k == "MC_TOKEN").map_or(TEST_TOKEN, |(_, v)| v).to_string(),
+            ),
         }
     }
 
@@ -173,6 +180,11 @@ impl McServer {
         let text = resp.text().await.unwrap_or_default();
         let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
         (status, body)
+    }
+
+    /// The bearer token this handle sends.
+    pub fn token(&self) -> &str {
+        self.token.as_deref().unwrap_or_default()
     }
 
     /// GET a path without any token.

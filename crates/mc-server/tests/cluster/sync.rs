@@ -12,7 +12,7 @@ use kube::{Client, ResourceExt};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::server::{McServer, Options, backends, config_with};
+use crate::server::{Launch, McServer, Options, backends, config_with};
 use crate::testenv::{Cluster, TestEnv, eventually};
 
 const NS: &str = "mc-sync";
@@ -374,15 +374,19 @@ async fn bad_inputs_get_clear_json_errors_with_fitting_status_codes() {
 #[tokio::test]
 async fn a_configured_token_is_required_on_v1() {
     let env = TestEnv::from_env();
-    let config = config_with(&env, "token", "server:\n  token: s3cret");
-    let server = McServer::start(&env, "token", Options { config: Some(config), ..Default::default() }).await;
+    let config = config_with(&env, "token", "server:\n  token: s3cret-s3cret-s3cret");
+    // No MC_TOKEN: the config file's token is the one.
+    let launch = Launch { envs: &[("MC_TOKEN", "")], ..Default::default() };
+    let server =
+        McServer::start_with(&env, "token", Options { config: Some(config), ..Default::default() }, launch)
+            .await;
     let (status, body) = server.get_anonymous("/v1/list?gvr=v1/pods").await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert!(body["error"].is_string());
     let server = server.with_token("wrong");
     let (status, _) = server.get("/v1/clusters").await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    let server = server.with_token("s3cret");
+    let server = server.with_token("s3cret-s3cret-s3cret");
     let (status, _) = server.get("/v1/clusters").await;
     assert_eq!(status, StatusCode::OK);
     // Probes stay open.

@@ -19,6 +19,12 @@ pub const FIELD_MANAGER: &str = "kubectl-multicluster";
 pub const OWNER_ANNOTATION: &str = "mulitcluster.practice.com/owner";
 /// Label on every dispatched copy, for selecting them.
 pub const MANAGED_LABEL: &str = "mulitcluster.practice.com/managed-by";
+/// Annotation on an object served with some values replaced by [`REDACTED_VALUE`] (Secrets and
+/// Secret-kind MultiClusterResource templates): such an object must never be applied back.
+pub const REDACTED_ANNOTATION: &str = "mulitcluster.practice.com/redacted";
+/// What a redacted value is served as: never a valid base64 value, so it cannot be written back
+/// as a blank secret by accident.
+pub const REDACTED_VALUE: &str = "<redacted>";
 /// Finalizer that keeps a MultiClusterResource until every copy is gone.
 pub const FINALIZER: &str = "mulitcluster.practice.com/cleanup";
 

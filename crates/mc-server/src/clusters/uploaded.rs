@@ -1,0 +1,201 @@
+//! An uploaded kubeconfig is data, never code or a path: only inline credentials are accepted.
+//! A kubeconfig can name a command to run (`exec`, an `auth-provider`'s `cmd-path`) or files to
+//! read (`tokenFile`, `client-certificate`, `certificate-authority`, …); from a network upload
+//! either would let a caller run commands as mc-server or send its files to a server of their
+//! choice. Clusters from the server's own config file are trusted as the operator wrote them and
+//! never pass through here.
+
+use kube::config::Kubeconfig;
+
+/// Why an uploaded kubeconfig is refused: the field, named as in the kubeconfig (400, not
+/// retryable: the kubeconfig must change).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} is not accepted in an uploaded kubeconfig: {why}")]
+pub struct Refused {
+    /// Where it is, e.g. `users[admin].user.exec`.
+    pub field: String,
+    /// Why, and what to use instead.
+    pub why: &'static str,
+}
+
+const INLINE_ONLY: &str = "use inline credentials (token, client-certificate-data, client-key-data, certificate-authority-data, username/password)";
+const NO_COMMANDS: &str =
+    "mc-server never runs commands from an upload; create a ServiceAccount token and use `token:`";
+const NO_PROXY: &str = "the connection goes straight to the API server";
+const HTTPS_ONLY: &str = "credentials would travel in clear text; use an https:// server, or join with insecure=true to accept plain HTTP without sending credentials";
+
+/// Checks every cluster and user entry (not only the context in use: the whole text is kept and
+/// restored later). `allow_http` is the join's `insecure=true`.
+pub fn check(kubeconfig: &Kubeconfig, allow_http: bool) -> Result<(), Refused> {
+    let refuse = |field: String, why| Err(Refused { field, why });
+    for named in &kubeconfig.clusters {
+        let Some(c) = &named.cluster else { continue };
+        let at = |f: &str| format!("clusters[{}].cluster.{f}", printable(&named.name));
+        if c.certificate_authority.as_deref().is_some_and(|p| !p.is_empty()) {
+            return refuse(at("certificate-authority"), INLINE_ONLY);
+        }
+        if c.proxy_url.as_deref().is_some_and(|p| !p.is_empty()) {
+            return refuse(at("proxy-url"), NO_PROXY);
+        }
+        let server = c.server.as_deref().unwrap_or_default();
+        let scheme = server.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
+        match scheme.as_deref() {
+            Some("https") => {}
+            Some("http") if allow_http => {}
+            Some("http") => return refuse(at("server"), HTTPS_ONLY),
+            _ => return refuse(at("server"), "the server must be an https:// URL"),
+        }
+    }
+    for named in &kubeconfig.auth_infos {
+        let Some(u) = &named.auth_info else { continue };
+        let at = |f: &str| format!("users[{}].user.{f}", printable(&named.name));
+        if u.exec.is_some() {
+            return refuse(at("exec"), NO_COMMANDS);
+        }
+        if u.auth_provider.is_some() {
+            return refuse(at("auth-provider"), NO_COMMANDS);
+        }
+        if u.token_file.as_deref().is_some_and(|p| !p.is_empty()) {
+            return refuse(at("tokenFile"), INLINE_ONLY);
+        }
+        if u.client_certificate.as_deref().is_some_and(|p| !p.is_empty()) {
+            return refuse(at("client-certificate"), INLINE_ONLY);
+        }
+        if u.client_key.as_deref().is_some_and(|p| !p.is_empty()) {
+            return refuse(at("client-key"), INLINE_ONLY);
+        }
+    }
+    Ok(())
+}
+
+/// Removes every credential from the users of plain-HTTP clusters: over `http://` nothing
+/// secret is sent (the join asked for `insecure=true`, not for leaking its token).
+pub fn strip_credentials_over_http(kubeconfig: &mut Kubeconfig) {
+    let plain: Vec<String> = kubeconfig
+        .clusters
+        .iter()
+        .filter(|c| {
+            c.cluster
+                .as_ref()
+                .and_then(|c| c.server.as_deref())
+                .is_some_and(|s| s.to_ascii_lowercase().starts_with("http://"))
+        })
+        .map(|c| c.name.clone())
+        .collect();
+    if plain.is_empty() {
+        return;
+    }
+    let users: Vec<String> = kubeconfig
+        .contexts
+        .iter()
+        .filter_map(|c| c.context.as_ref())
+        .filter(|c| plain.contains(&c.cluster))
+        .filter_map(|c| c.user.clone())
+        .collect();
+    for named in &mut kubeconfig.auth_infos {
+        if users.contains(&named.name)
+            && let Some(u) = named.auth_info.as_mut()
+        {
+            u.token = None;
+            u.password = None;
+            u.username = None;
+            u.client_certificate_data = None;
+            u.client_key_data = None;
+        }
+    }
+}
+
+/// A name from the upload as it may appear in a message: bounded, no control characters.
+fn printable(name: &str) -> String {
+    let shown: String = name.chars().filter(|c| !c.is_control()).take(64).collect();
+    if shown.len() < name.len() { format!("{shown}…") } else { shown }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig(user: &str, cluster: &str) -> Kubeconfig {
+        let text = format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {{cluster: k, user: u}}\nclusters:\n- name: k\n  cluster:\n{cluster}\nusers:\n- name: u\n  user:\n{user}\n"
+        );
+        Kubeconfig::from_yaml(&text).unwrap()
+    }
+
+    const HTTPS: &str = "    server: https://127.0.0.1:6443\n    certificate-authority-data: AAAA";
+    const TOKEN: &str = "    token: abc";
+
+    #[test]
+    fn inline_credentials_are_accepted() {
+        assert_eq!(check(&kubeconfig(TOKEN, HTTPS), false), Ok(()));
+        let certs = "    client-certificate-data: AAAA\n    client-key-data: BBBB";
+        assert_eq!(check(&kubeconfig(certs, HTTPS), false), Ok(()));
+        let basic = "    username: admin\n    password: secret";
+        assert_eq!(check(&kubeconfig(basic, HTTPS), false), Ok(()));
+    }
+
+    #[test]
+    fn commands_and_file_paths_are_refused_by_field() {
+        let cases = [
+            (
+                "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/touch\n      args: [/tmp/pwned]",
+                HTTPS,
+                "users[u].user.exec",
+            ),
+            (
+                "    auth-provider:\n      name: gcp\n      config: {cmd-path: /bin/touch}",
+                HTTPS,
+                "users[u].user.auth-provider",
+            ),
+            (
+                "    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+                HTTPS,
+                "users[u].user.tokenFile",
+            ),
+            (
+                "    client-certificate: /etc/passwd\n    client-key-data: AAAA",
+                HTTPS,
+                "users[u].user.client-certificate",
+            ),
+            (
+                "    client-key: /etc/shadow\n    client-certificate-data: AAAA",
+                HTTPS,
+                "users[u].user.client-key",
+            ),
+            (
+                TOKEN,
+                "    server: https://127.0.0.1:6443\n    certificate-authority: /etc/ssl/ca.pem",
+                "clusters[k].cluster.certificate-authority",
+            ),
+            (
+                TOKEN,
+                "    server: https://127.0.0.1:6443\n    proxy-url: http://127.0.0.1:1",
+                "clusters[k].cluster.proxy-url",
+            ),
+            (TOKEN, "    server: http://127.0.0.1:8080", "clusters[k].cluster.server"),
+            (TOKEN, "    server: file:///etc/passwd", "clusters[k].cluster.server"),
+        ];
+        for (user, cluster, field) in cases {
+            let refused = check(&kubeconfig(user, cluster), false).unwrap_err();
+            assert_eq!(refused.field, field);
+            assert!(!refused.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn plain_http_needs_insecure_and_then_carries_no_credentials() {
+        let mut kc = kubeconfig(
+            "    token: abc\n    username: a\n    password: b",
+            "    server: http://127.0.0.1:8080",
+        );
+        assert_eq!(check(&kc, true), Ok(()));
+        strip_credentials_over_http(&mut kc);
+        let user = kc.auth_infos[0].auth_info.as_ref().unwrap();
+        assert!(user.token.is_none() && user.password.is_none() && user.username.is_none());
+        // Over https the token stays.
+        let mut kc = kubeconfig(TOKEN, HTTPS);
+        strip_credentials_over_http(&mut kc);
+        assert!(kc.auth_infos[0].auth_info.as_ref().unwrap().token.is_some());
+    }
+}

@@ -1,0 +1,141 @@
+//! The HTTPS certificate: read from PEM files at start, and read again when the files change (a
+//! renewed certificate is served without a restart; a broken renewal keeps the previous one).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+
+use rustls::ServerConfig;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tracing::{info, warn};
+
+/// How often the files are checked for changes.
+const RELOAD_CHECK: Duration = Duration::from_secs(5);
+
+/// Why the certificate or key could not be used (not retryable until the files are fixed).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The certificate file is missing, unreadable or holds no certificate.
+    #[error("TLS certificate {}: {reason}", .path.display())]
+    Certificate {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The key file is missing, unreadable or holds no private key.
+    #[error("TLS key {}: {reason}", .path.display())]
+    Key {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The key does not fit the certificate, or rustls refused them.
+    #[error("TLS certificate {} and key {}: {reason}", .cert.display(), .key.display())]
+    Pair {
+        /// The certificate file.
+        cert: PathBuf,
+        /// The key file.
+        key: PathBuf,
+        /// What rustls said.
+        reason: String,
+    },
+}
+
+/// Result of this module.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The current server TLS configuration, replaced when the files change.
+pub struct Certificates {
+    cert: PathBuf,
+    key: PathBuf,
+    current: RwLock<Arc<ServerConfig>>,
+}
+
+impl Certificates {
+    /// Loads the pair; errors name the file and the problem.
+    pub fn load(cert: &Path, key: &Path) -> Result<Self> {
+        let config = server_config(cert, key)?;
+        Ok(Certificates { cert: cert.to_path_buf(), key: key.to_path_buf(), current: RwLock::new(config) })
+    }
+
+    /// The configuration for the next handshake.
+    pub fn current(&self) -> Arc<ServerConfig> {
+        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Watches both files for the life of the server and swaps in a new configuration when they
+    /// change and load cleanly.
+    pub async fn reload_on_change(self: Arc<Self>) {
+        let mut seen = (stamp(&self.cert), stamp(&self.key));
+        loop {
+            tokio::time::sleep(RELOAD_CHECK).await;
+            let now = (stamp(&self.cert), stamp(&self.key));
+            if now == seen {
+                continue;
+            }
+            seen = now;
+            match server_config(&self.cert, &self.key) {
+                Ok(config) => {
+                    *self.current.write().unwrap_or_else(|e| e.into_inner()) = config;
+                    info!(cert = %self.cert.display(), "TLS certificate reloaded");
+                }
+                Err(e) => {
+                    warn!(error = %e, "TLS certificate changed but cannot be used; serving the previous one")
+                }
+            }
+        }
+    }
+}
+
+/// What identifies a file version: modification time and length.
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>> {
+    let cert_error = |reason: String| Error::Certificate { path: cert.to_path_buf(), reason };
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| cert_error(e.to_string()))?
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|e| cert_error(e.to_string()))?;
+    if chain.is_empty() {
+        return Err(cert_error("no PEM certificate in the file".into()));
+    }
+    let private = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| Error::Key { path: key.to_path_buf(), reason: e.to_string() })?;
+    let pair_error =
+        |reason: String| Error::Pair { cert: cert.to_path_buf(), key: key.to_path_buf(), reason };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| pair_error(e.to_string()))?
+        .with_no_client_auth()
+        .with_single_cert(chain, private)
+        .map_err(|e| pair_error(e.to_string()))?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_or_empty_files_are_named() {
+        let dir = std::env::temp_dir().join(format!("mc-tls-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cert = dir.join("tls.crt");
+        let key = dir.join("tls.key");
+        let missing = Certificates::load(&cert, &key).err().unwrap().to_string();
+        assert!(missing.contains("tls.crt"), "{missing}");
+        std::fs::write(&cert, "not pem\n").unwrap();
+        let empty = Certificates::load(&cert, &key).err().unwrap().to_string();
+        assert!(empty.contains("no PEM certificate"), "{empty}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,92 @@
+//! Unbounded input is refused before any work: oversize selectors and names are 400s, a client
+//! that never finishes its headers is cut off, and the connection cap holds.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+
+use crate::server::{Launch, McServer, Options};
+use crate::testenv::TestEnv;
+
+#[tokio::test]
+async fn oversize_selectors_names_and_types_are_400_before_any_work() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-bounds", Options::default()).await;
+    let many = (0..1000).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
+    let sixty_four = (0..64).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
+    let long_gvr = "x".repeat(64 * 1024);
+    let cases = [
+        (format!("/v1/list?gvr=v1/pods&labelSelector={many}"), "64"),
+        (format!("/v1/list?gvr=v1/pods&fieldSelector=metadata.name!={}", "n".repeat(5000)), ""),
+        (format!("/v1/list?gvr={long_gvr}"), "253"),
+        (format!("/v1/list?gvr=v1/pods&namespace={}", "n".repeat(64)), "63"),
+        (format!("/v1/list?gvr=v1/pods&name={}", "n".repeat(254)), "253"),
+        (format!("/v1/list?gvr=v1/pods&labels[{}]=v", "k".repeat(400)), ""),
+        (format!("/v1/list?gvr=v1/pods&labelSelector=a={}", "v".repeat(64)), "63"),
+    ];
+    for (path, limit) in &cases {
+        let (status, body) = server.get(path).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{}: {body}", &path[..80.min(path.len())]);
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(limit) && !error.contains('\n') && error.len() < 400, "{error}");
+    }
+    // At the limit the query runs (no "expression tree too large").
+    let (status, body) =
+        server.get(&format!("/v1/list?gvr=v1/namespaces&limit=0&labelSelector={sixty_four}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(!body.as_array().unwrap().is_empty());
+}
+
+fn connect(port: u16) -> TcpStream {
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s
+}
+
+/// Reads until the server closes; `None` when our own 30 s read timeout expired first.
+fn read_until_closed(s: &mut TcpStream) -> Option<String> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&out).to_string()),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                return None;
+            }
+            Err(_) => return Some(String::from_utf8_lossy(&out).to_string()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_headers_are_cut_off_and_the_connection_cap_holds() {
+    let env = TestEnv::from_env();
+    let launch = Launch { args: &["--max-connections", "3"], ..Default::default() };
+    let server = McServer::start_with(&env, "sec-conns", Options::default(), launch).await;
+    let port: u16 = server.url.rsplit(':').next().unwrap().parse().unwrap();
+    tokio::task::spawn_blocking(move || {
+        // A request whose headers never end is closed by the server.
+        let mut slow = connect(port);
+        slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n").unwrap();
+        let answer = read_until_closed(&mut slow).expect("the server closed the slow connection");
+        assert!(!answer.contains("200 OK"), "{answer}");
+        // Three idle connections fill the cap; a fourth is closed without an answer.
+        let held: Vec<TcpStream> = (0..3).map(|_| connect(port)).collect();
+        std::thread::sleep(Duration::from_millis(500));
+        let mut fourth = connect(port);
+        let _ = fourth.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        let answer = read_until_closed(&mut fourth).expect("the fourth connection was closed");
+        assert!(!answer.contains("200 OK"), "{answer}");
+        drop(held);
+        std::thread::sleep(Duration::from_millis(500));
+        let mut fifth = connect(port);
+        fifth.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
+        let answer = read_until_closed(&mut fifth).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    })
+    .await
+    .unwrap();
+}

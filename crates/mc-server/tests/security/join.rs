@@ -1,0 +1,197 @@
+//! Uploaded kubeconfigs are data, never code or paths; the probe of a joined server echoes
+//! nothing of what it said and holds no lock while it waits.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::hostile::Hostile;
+use crate::server::{McServer, Options};
+use crate::testenv::TestEnv;
+
+async fn join(server: &McServer, name: &str, kubeconfig: &str, extra: &str) -> (StatusCode, Value) {
+    let part = reqwest::multipart::Part::bytes(kubeconfig.as_bytes().to_vec()).file_name("config");
+    let form = reqwest::multipart::Form::new().part("kubeconfig", part);
+    let resp = reqwest::Client::new()
+        .post(format!("{}/v1/join?cluster={name}{extra}", server.url))
+        .bearer_auth(server.token())
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+fn kubeconfig(server: &str, user: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {{cluster: k, user: attacker}}\nclusters:\n- name: k\n  cluster:\n    server: {server}\n    insecure-skip-tls-verify: true\nusers:\n- name: attacker\n  user:\n{user}\n"
+    )
+}
+
+fn scratch(env: &TestEnv, name: &str) -> PathBuf {
+    let dir = env.dir.join("security").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn exec_and_auth_provider_commands_never_run() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-exec", Options::default()).await;
+    let dir = scratch(&env, "exec");
+    let hostile = Hostile::start(200, "{}");
+    let target = format!("https://127.0.0.1:{}", hostile.port);
+    let marker = dir.join("ran");
+    let exec = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/sh\n      args: [\"-c\", \"touch {}; echo STOLEN-BY-EXEC\"]\n      interactiveMode: Never",
+        marker.display()
+    );
+    let provider = format!(
+        "    auth-provider:\n      name: gcp\n      config:\n        cmd-path: /bin/touch\n        cmd-args: {}\n        token-key: '{{.access_token}}'",
+        marker.display()
+    );
+    let mut refused = 0;
+    for (user, field) in
+        [(exec, "users[attacker].user.exec"), (provider, "users[attacker].user.auth-provider")]
+    {
+        for extra in ["", "&insecure=true"] {
+            let (status, body) = join(&server, "evil", &kubeconfig(&target, &user), extra).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+            let error = body["error"].as_str().unwrap();
+            assert!(error.contains(field), "{error}");
+            assert!(!error.contains("STOLEN"), "{error}");
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 4);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!marker.exists(), "a command from the upload ran");
+    assert_eq!(hostile.connections(), 0, "a refused upload reaches no server");
+}
+
+#[tokio::test]
+async fn file_paths_are_never_read_nor_probed() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-files", Options::default()).await;
+    let dir = scratch(&env, "files");
+    let secret = dir.join("sa-token");
+    std::fs::write(&secret, "FILE-CONTENT-MUST-NOT-LEAVE\n").unwrap();
+    let hostile = Hostile::start(200, "{}");
+    let target = format!("http://127.0.0.1:{}", hostile.port);
+    let missing = dir.join("no-such-file");
+    let cases = [
+        (format!("    tokenFile: {}", secret.display()), "tokenFile"),
+        (format!("    tokenFile: {}", missing.display()), "tokenFile"),
+        ("    client-certificate: /etc/passwd\n    client-key-data: AAAA".to_string(), "client-certificate"),
+        ("    client-key: /etc/shadow\n    client-certificate-data: AAAA".to_string(), "client-key"),
+    ];
+    let mut messages = Vec::new();
+    for (user, field) in &cases {
+        let (status, body) = join(&server, "evil", &kubeconfig(&target, user), "&insecure=true").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        let error = body["error"].as_str().unwrap().to_string();
+        assert!(error.contains(field), "{error}");
+        messages.push(error);
+    }
+    // Whether the named file exists changes nothing in the answer.
+    assert_eq!(messages[0], messages[1]);
+    let ca = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {{cluster: k, user: u}}\nclusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:{}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: abc\n",
+        hostile.port,
+        secret.display()
+    );
+    let (status, body) = join(&server, "evil", &ca, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body["error"].as_str().unwrap().contains("certificate-authority"), "{body}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(hostile.connections(), 0);
+    assert!(!hostile.received().contains("FILE-CONTENT"));
+}
+
+#[tokio::test]
+async fn plain_http_needs_insecure_and_never_carries_credentials() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-http", Options::default()).await;
+    let hostile = Hostile::start(404, r#"{"kind":"Status","code":404}"#);
+    let target = format!("http://127.0.0.1:{}", hostile.port);
+    let user = "    token: INLINE-TOKEN-MUST-NOT-TRAVEL\n    username: admin\n    password: INLINE-PASSWORD";
+    let (status, body) = join(&server, "plain", &kubeconfig(&target, user), "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("clusters[k].cluster.server"), "{body}");
+    assert_eq!(hostile.connections(), 0);
+    // With insecure=true the probe goes out, without any credential.
+    let (status, body) = join(&server, "plain", &kubeconfig(&target, user), "&insecure=true").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the fake server answers 404: {body}");
+    let received = hostile.received();
+    assert!(hostile.connections() > 0 && received.contains("GET /version"), "{received}");
+    assert!(!received.contains("INLINE-TOKEN") && !received.contains("INLINE-PASSWORD"), "{received}");
+    assert!(!received.to_ascii_lowercase().contains("authorization:"), "{received}");
+}
+
+#[tokio::test]
+async fn remote_answers_are_classified_never_echoed() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-echo", Options::default()).await;
+    let user = "    token: abc";
+    let mut seen = 0;
+    for (code, class) in [(401, "401"), (403, "403"), (500, "HTTP 500"), (200, "did not answer like"), (404, "HTTP 404")] {
+        let body = format!(
+            r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"REMOTE-BODY-{code}","reason":"Forbidden","code":{code}}}"#
+        );
+        let hostile = Hostile::start(code, &body);
+        let target = format!("http://127.0.0.1:{}", hostile.port);
+        let (status, answer) = join(&server, "echo", &kubeconfig(&target, user), "&insecure=true").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains(class), "{code}: {error}");
+        assert!(!error.contains("REMOTE-BODY"), "{code}: the remote body is echoed: {error}");
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
+}
+
+#[tokio::test]
+async fn a_silent_server_holds_no_lock_and_a_real_cluster_still_joins() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-lock", Options::default()).await;
+    // Accepted by the kernel, never answered.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let target = format!("https://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    let silent_kubeconfig = kubeconfig(&target, "    token: abc");
+    let slow = join(&server, "silent", &silent_kubeconfig, "");
+    tokio::pin!(slow);
+    // While that probe waits, an unjoin is answered: the join lock is not held.
+    tokio::select! {
+        _ = &mut slow => panic!("the silent server's join ended before the unjoin was tried"),
+        _ = tokio::time::sleep(Duration::from_millis(300)) => {}
+    }
+    let unjoin = reqwest::Client::new()
+        .delete(format!("{}/v1/unjoin?cluster=nobody", server.url))
+        .bearer_auth(server.token())
+        .send();
+    let unjoined = tokio::select! {
+        r = unjoin => r.unwrap().status(),
+        _ = &mut slow => panic!("the unjoin waited for the silent server's probe"),
+    };
+    assert_eq!(unjoined, StatusCode::NOT_FOUND);
+    let (status, body) = slow.await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(error.contains("within 5s") || error.contains("unreachable"), "{error}");
+    drop(silent);
+    // Inline credentials of a real cluster still join, and leave.
+    let real = std::fs::read_to_string(&env.clusters.last().unwrap().kubeconfig).unwrap();
+    let (status, body) = join(&server, "sec-real", &real, "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let resp = reqwest::Client::new()
+        .delete(format!("{}/v1/unjoin?cluster=sec-real", server.url))
+        .bearer_auth(server.token())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
