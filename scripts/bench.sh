@@ -40,6 +40,9 @@ trap cleanup EXIT INT TERM
 scripts/testenv up --clusters 3 --names bench1,bench2,bench3 --dir "$WORK/clusters" >&2
 CLUSTERS=(bench1 bench2 bench3)
 PORT=$((32000 + RANDOM % 1000))
+# The server's admin token (the API is closed without one); the CLI reads MC_TOKEN too.
+export MC_TOKEN=${MC_TOKEN:-bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+AUTH=(-H "Authorization: Bearer $MC_TOKEN")
 now() { date +%s.%N; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
@@ -62,14 +65,15 @@ stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERV
 # p50/p99 in ms of GETs: latency URL COUNT
 latency() {
   python3 - "$@" <<'PY'
-import json, sys, time, urllib.request
+import json, os, sys, time, urllib.request
 urls = sys.argv[1].split(" ")
 count = int(sys.argv[2])
 times = []
 for i in range(count):
     url = urls[i % len(urls)]
     t = time.perf_counter()
-    with urllib.request.urlopen(url) as r:
+    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + os.environ["MC_TOKEN"]})
+    with urllib.request.urlopen(req) as r:
         r.read()
     times.append((time.perf_counter() - t) * 1000)
 times.sort()
@@ -115,7 +119,7 @@ bench_sync() {
   sleep 3 # let the object counters settle
   local rss objects
   rss=$(rss_kb "$SERVER_PID")
-  objects=$(curl -fsS "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
+  objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
   local urls="" i
   for i in $(seq 0 19); do urls+="http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&namespace=bench&labelSelector=group%3Dg$i&limit=0 "; done
   local filtered full
@@ -206,9 +210,9 @@ bench_join() {
   local t0 t1 t2 want
   want=$("$BIN/kubectl" --kubeconfig "$WORK/clusters/bench3.kubeconfig" get --raw /api/v1/configmaps | python3 -c "import json,sys; print(len(json.load(sys.stdin)['items']))")
   t0=$(now)
-  curl -fsS -X POST -F "kubeconfig=@$WORK/clusters/bench3.kubeconfig" "http://127.0.0.1:$PORT/v1/join?cluster=bench3&insecure=false" >&2
+  curl -fsS "${AUTH[@]}" -X POST -F "kubeconfig=@$WORK/clusters/bench3.kubeconfig" "http://127.0.0.1:$PORT/v1/join?cluster=bench3&insecure=false" >&2
   t1=$(now)
-  until [[ $(curl -fsS "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&cluster=bench3&limit=0" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))") -ge $want ]]; do sleep 0.1; done
+  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&cluster=bench3&limit=0" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))") -ge $want ]]; do sleep 0.1; done
   t2=$(now)
   stop_server
   cp "$WORK/all.yaml" "$WORK/clusters/config.yaml"

@@ -70,7 +70,10 @@ if [[ -f $USER_CONFIG && -z ${KUBECTL_MULTICLUSTER_CONFIG:-} ]] && ! grep -q "$D
   export KUBECTL_MULTICLUSTER_CONFIG=$DEMO_DIR/cli-config
   info "keeping your $USER_CONFIG; the demo uses KUBECTL_MULTICLUSTER_CONFIG=$KUBECTL_MULTICLUSTER_CONFIG"
 fi
-./generate-config.sh --ip 127.0.0.1 --port "$PORT" --config "$DEMO_DIR/clusters/tencent1.kubeconfig" --force
+# The server generated its admin token at first start (no token configured: closed by default).
+TOKEN_FILE=$DEMO_DIR/data/token
+./generate-config.sh --ip 127.0.0.1 --port "$PORT" --config "$DEMO_DIR/clusters/tencent1.kubeconfig" \
+  --token "$(cat "$TOKEN_FILE")" --force
 K() { printf '\n\033[36m$ kubectl %s\033[0m\n' "$*"; kubectl "$@"; }
 
 step "7/7 A tour"
@@ -107,7 +110,7 @@ cat <<TXT
     Try:            export PATH="$DEMO_DIR/bin:\$PATH"${KUBECTL_MULTICLUSTER_CONFIG:+ KUBECTL_MULTICLUSTER_CONFIG=$KUBECTL_MULTICLUSTER_CONFIG}
                     kubectl multicluster list pods -A
                     kubectl multicluster list deploy --clusterName tencent2 -o wide
-                    curl -s http://127.0.0.1:$PORT/v1/clusters
+                    curl -s -H "Authorization: Bearer \$(cat $TOKEN_FILE)" http://127.0.0.1:$PORT/v1/clusters
     kubeconfigs:    $DEMO_DIR/clusters/<name>.kubeconfig
     server log:     $DEMO_DIR/mc-server.log
     stop it with:   scripts/demo.sh down

@@ -23,13 +23,14 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 step "Build tests"
-cargo build --workspace --bins
-cargo test --workspace --no-run
-cargo test -p mc-server --all-features --no-run
-cargo test -p kubectl-multicluster --all-features --no-run
+# One feature set for everything (the features only switch test targets on), so the dependency
+# tree is built once.
+cargo build --workspace --bins --all-features
+cargo test --workspace --all-features --no-run
 
 step "Unit tests"
-cargo test --workspace
+cargo test --workspace --all-features --lib --bins
+cargo test -p kubectl-multicluster --all-features --test cli
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-test.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach the database directory
@@ -64,13 +65,19 @@ print(*ports)')
   DB_ENV=$(scripts/testdb up --dir "$WORK/db" --mysql-port "$MYSQL_PORT" --postgres-port "$POSTGRES_PORT")
   eval "$DB_ENV"
   step "Store tests on SQLite, MariaDB and PostgreSQL"
-  cargo test -p mc-server --features db-tests --test store
+  cargo test -p mc-server --all-features --test store
 fi
 
 step "Cluster tests: mc-server (sync, dispatch, join, deploy)"
-cargo test -p mc-server --features cluster-tests --test cluster -- --test-threads 1
+cargo test -p mc-server --all-features --test cluster -- --test-threads 1
+
+step "Security tests: every attack of issue 12 against a real mc-server"
+cargo test -p mc-server --all-features --test security -- --test-threads 1
+
+step "API conformance: schemathesis over /openapi.json with the generated token"
+MC_SERVER_BIN=${CARGO_TARGET_DIR:-$ROOT/target}/debug/mc-server scripts/api/fuzz.sh --clusters "$WORK/clusters"
 
 step "Cluster tests: kubectl multicluster through the real kubectl"
-cargo test -p kubectl-multicluster --features cluster-tests --test e2e -- --test-threads 1
+cargo test -p kubectl-multicluster --all-features --test e2e -- --test-threads 1
 
 step "All tests passed"

@@ -18,98 +18,121 @@ fn param(name: &str, description: &str, schema: Value) -> Value {
 
 fn list_params() -> Value {
     json!([
-        {"name": "gvr", "in": "query", "required": true, "schema": {"type": "string"},
+        {"name": "gvr", "in": "query", "required": true,
+         "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
          "description": "Resource type: v1/pods, core/v1/pods, apps/v1/deployments, v1.pods, apps.v1.deployments, v1/apps/deployments, or a name resolved through discovery (pods, po, deploy, Deployment, deployments.apps)."},
-        param("cluster", "Only this cluster.", json!({"type": "string"})),
-        param("namespace", "Only this namespace.", json!({"type": "string"})),
-        param("name", "Only objects with this name.", json!({"type": "string"})),
+        param("cluster", "Only this cluster (clusterName is accepted too).", json!({"type": "string", "maxLength": 63})),
+        param("namespace", "Only this namespace.", json!({"type": "string", "maxLength": 63})),
+        param("name", "Only objects with this name.", json!({"type": "string", "maxLength": 253})),
         {"name": "labels", "in": "query", "style": "deepObject", "explode": true, "required": false,
          "description": "The original's equality filter: labels[key]=value (repeatable).",
-         "schema": {"type": "object", "additionalProperties": {"type": "string"}}},
-        param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a.", json!({"type": "string"})),
-        param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=.", json!({"type": "string"})),
+         "schema": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}},
+        param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
+        param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
         param("limit", "Page size; default 10 as in the original, 0 means all.", json!({"type": "integer", "minimum": 0, "default": 10})),
-        param("continue", "Token from the previous page's X-Continue header.", json!({"type": "string"}))
+        param("continue", "Token from the previous page's X-Continue header.", json!({"type": "string", "maxLength": 4096})),
+        param("watch", "Stream the current objects, then every change, as newline-delimited JSON events (the answer never ends).", json!({"type": "boolean", "default": false}))
     ])
 }
 
+/// A JSON error answer.
+fn error(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+/// The errors every authenticated operation can answer.
 fn errors() -> Value {
-    let e = json!({"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}});
-    json!({"400": e, "401": e, "404": e, "503": e})
+    json!({
+        "400": error("malformed request: bad parameter, oversize input"),
+        "401": error("missing or invalid bearer token"),
+
+        "404": error("unknown cluster, resource type or endpoint"),
+        "503": error("not ready, or the query did not finish in time")
+    })
 }
 
 fn ok(description: &str, schema: Value) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": schema}}})
 }
 
-/// The OpenAPI document.
+/// The OpenAPI document. It declares what the server enforces: a bearer token on every
+/// operation except the probes, `/openapi.json` and `/metrics` (unless `server.metricsAuth`), the
+/// `admin` role for join and unjoin, and the size bounds of every parameter.
 pub fn document() -> Value {
     let with_errors = |mut responses: Value| {
         if let (Some(r), Some(e)) = (responses.as_object_mut(), errors().as_object()) {
-            r.extend(e.clone());
+            for (k, v) in e {
+                r.entry(k.clone()).or_insert_with(|| v.clone());
+            }
         }
         responses
     };
     let continue_header = json!({"X-Continue": {"description": "Token for the next page, when there is one.", "schema": {"type": "string"}}});
+    let status =
+        json!({"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}});
     json!({
         "openapi": "3.0.3",
         "info": {"title": "mc-server", "version": env!("CARGO_PKG_VERSION"),
-                 "description": "Multi-cluster query, join and dispatch API of kubectl-multicluster."},
+                 "description": "Multi-cluster query, join and dispatch API of kubectl-multicluster. Every operation needs `Authorization: Bearer <token>` except /healthz, /readyz, /openapi.json and /metrics (unless server.metricsAuth). Tokens have the role read or admin; join and unjoin need admin. With server.anonymousRead, GETs are served without a token as read."},
         "components": {
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                "description": "A token from server.token/server.tokens, --token/MC_TOKEN, or the one generated at first start into <data-dir>/token."}},
             "schemas": {
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"},
                     "candidates": {"type": "array", "items": {"type": "string"}}}},
-                "Object": {"type": "object", "description": "A Kubernetes object as stored (managedFields stripped, Secret values redacted)."},
-                "ObjectWithCluster": {"type": "object", "properties": {
+                "Object": {"type": "object", "description": "A Kubernetes object as stored (managedFields stripped, Secret values redacted as \"<redacted>\" with the annotation mulitcluster.practice.com/redacted: \"true\")."},
+                "ObjectWithCluster": {"type": "object", "required": ["clusterName", "Object"], "properties": {
                     "clusterName": {"type": "string"}, "Object": {"$ref": "#/components/schemas/Object"}}},
-                "Cluster": {"type": "object", "properties": {
+                "Cluster": {"type": "object", "required": ["name", "status"], "properties": {
                     "name": {"type": "string"}, "status": {"type": "string", "enum": ["Ready", "NotReady"]},
                     "version": {"type": "string"}, "platform": {"type": "string"}, "host": {"type": "string"},
                     "isMaster": {"type": "boolean"}, "resourceTypes": {"type": "integer"}, "objects": {"type": "integer"},
-                    "lastEvent": {"type": "string", "format": "date-time", "nullable": true},
-                    "lagSeconds": {"type": "number", "nullable": true}, "message": {"type": "string", "nullable": true}}},
-                "Resource": {"type": "object", "properties": {
+                    "lastEvent": {"type": "string", "format": "date-time"},
+                    "lagSeconds": {"type": "number"}, "message": {"type": "string"}}},
+                "Resource": {"type": "object", "required": ["group", "version", "resource", "kind", "namespaced"], "properties": {
                     "group": {"type": "string"}, "version": {"type": "string"}, "resource": {"type": "string"},
                     "singular": {"type": "string"}, "kind": {"type": "string"},
                     "shortNames": {"type": "array", "items": {"type": "string"}}, "namespaced": {"type": "boolean"},
                     "verbs": {"type": "array", "items": {"type": "string"}}}},
-                "Res": {"type": "object", "properties": {"res": {"type": "string"}}}
+                "Res": {"type": "object", "required": ["res"], "properties": {"res": {"type": "string"}}}
             }
         },
         "security": [{"bearer": []}],
         "paths": {
-            "/v1/list": {"get": {"summary": "List objects of one type across clusters",
+            "/v1/list": {"get": {"summary": "List objects of one type across clusters (role read)",
                 "parameters": list_params(),
-                "responses": with_errors(json!({"200": {"description": "objects", "headers": continue_header,
+                "responses": with_errors(json!({"200": {"description": "objects (a JSON array; with watch=true, newline-delimited events)", "headers": continue_header,
                     "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Object"}}}}}}))}},
-            "/v1/list_with_cluster": {"get": {"summary": "List objects with the cluster each comes from",
+            "/v1/list_with_cluster": {"get": {"summary": "List objects with the cluster each comes from (role read)",
                 "parameters": list_params(),
                 "responses": with_errors(json!({"200": {"description": "objects", "headers": continue_header,
                     "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/ObjectWithCluster"}}}}}}))}},
-            "/v1/clusters": {"get": {"summary": "Clusters and their sync state",
+            "/v1/clusters": {"get": {"summary": "Clusters and their sync state (role read)",
                 "responses": with_errors(json!({"200": ok("clusters", json!({"type": "array", "items": {"$ref": "#/components/schemas/Cluster"}}))}))}},
-            "/v1/resources": {"get": {"summary": "Resource types discovered in the clusters",
+            "/v1/resources": {"get": {"summary": "Resource types discovered in the clusters (role read)",
                 "responses": with_errors(json!({"200": ok("resource types", json!({"type": "array", "items": {"$ref": "#/components/schemas/Resource"}}))}))}},
-            "/v1/join": {"post": {"summary": "Join a cluster at runtime",
+            "/v1/join": {"post": {"summary": "Join a cluster at runtime (role admin). The kubeconfig may carry inline credentials only: exec, auth-provider, tokenFile and file paths are refused; http:// servers need insecure=true and get no credentials.",
                 "parameters": [
-                    {"name": "cluster", "in": "query", "required": true, "schema": {"type": "string"}},
-                    param("insecure", "Skip TLS verification of the cluster's API server.", json!({"type": "boolean", "default": false})),
-                    param("context", "Kubeconfig context to use (default: current-context).", json!({"type": "string"}))],
+                    {"name": "cluster", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}},
+                    param("insecure", "Skip TLS verification of the cluster's API server; allow an http:// server (no credentials are sent to it).", json!({"type": "boolean", "default": false})),
+                    param("context", "Kubeconfig context to use (default: current-context).", json!({"type": "string", "maxLength": 253}))],
                 "requestBody": {"required": true, "content": {"multipart/form-data": {"schema": {"type": "object",
-                    "properties": {"kubeconfig": {"type": "string", "format": "binary"}}, "required": ["kubeconfig"]}}}},
+                    "properties": {"kubeconfig": {"type": "string", "format": "binary", "maxLength": 1048576}}, "required": ["kubeconfig"]}}}},
                 "responses": with_errors(json!({"200": ok("joined", json!({"$ref": "#/components/schemas/Res"})),
-                    "409": {"description": "name taken"}, "413": {"description": "upload too large"}}))}},
-            "/v1/unjoin": {"delete": {"summary": "Remove a joined cluster",
-                "parameters": [{"name": "cluster", "in": "query", "required": true, "schema": {"type": "string"}}],
-                "responses": with_errors(json!({"200": ok("unjoined", json!({"$ref": "#/components/schemas/Res"}))}))}},
-            "/healthz": {"get": {"summary": "Liveness", "security": [], "responses": {"200": {"description": "alive"}}}},
+                    "403": error("the token has the read role"), "409": error("name taken"), "413": error("upload too large")}))}},
+            "/v1/unjoin": {"delete": {"summary": "Remove a joined cluster (role admin)",
+                "parameters": [{"name": "cluster", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 63}}],
+                "responses": with_errors(json!({"200": ok("unjoined", json!({"$ref": "#/components/schemas/Res"})),
+                    "403": error("the token has the read role")}))}},
+            "/healthz": {"get": {"summary": "Liveness", "security": [], "responses": {"200": ok("alive", status.clone())}}},
             "/readyz": {"get": {"summary": "Readiness: every reachable cluster finished its initial sync", "security": [],
-                "responses": {"200": {"description": "ready"}, "503": {"description": "not ready"}}}},
-            "/metrics": {"get": {"summary": "Prometheus metrics", "security": [],
-                "responses": {"200": {"description": "text exposition format", "content": {"text/plain": {}}}}}},
-            "/openapi.json": {"get": {"summary": "This document", "security": [], "responses": {"200": {"description": "OpenAPI 3.0"}}}}
+                "responses": {"200": ok("ready", status), "503": error("not ready, with the reason")}}},
+            "/metrics": {"get": {"summary": "Prometheus metrics (needs a token when server.metricsAuth is on)", "security": [{}, {"bearer": []}],
+                "responses": {"200": {"description": "text exposition format", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    "401": error("server.metricsAuth is on and the token is missing or invalid")}}},
+            "/openapi.json": {"get": {"summary": "This document", "security": [],
+                "responses": {"200": ok("OpenAPI 3.0", json!({"type": "object"}))}}}
         }
     })
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# API conformance: schemathesis (from PyPI, in a cached venv) over /openapi.json of a real
+# mc-server, with every check and the token the server generated at its first start.
+#
+#   scripts/api/fuzz.sh --clusters DIR [--examples N]
+#
+# DIR is a `scripts/testenv up` directory. Prints schemathesis' summary; exits non-zero on any
+# server error or conformance failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/lib.sh
+
+CLUSTERS="" EXAMPLES=${MC_FUZZ_EXAMPLES:-40}
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --clusters) CLUSTERS=$2; shift 2 ;;
+    --examples) EXAMPLES=$2; shift 2 ;;
+    *) fail "unknown option $1" ;;
+  esac
+done
+[[ -n $CLUSTERS && -f $CLUSTERS/config.yaml ]] || fail "--clusters DIR (a scripts/testenv up directory) is required"
+
+SCHEMATHESIS_VERSION=4.32.5
+VENV=${MC_CACHE:-$HOME/.cache/kubectl-multicluster}/schemathesis-$SCHEMATHESIS_VERSION
+if [[ ! -x $VENV/bin/schemathesis ]]; then
+  apt_install python3-venv
+  info "installing schemathesis $SCHEMATHESIS_VERSION into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+BIN=${MC_SERVER_BIN:-${CARGO_TARGET_DIR:-target}/debug/mc-server}
+[[ -x $BIN ]] || fail "no mc-server at $BIN (cargo build -p mc-server first, or set MC_SERVER_BIN)"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-fuzz.XXXXXX")
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# No token given: the server generates one, as at a first start.
+env -u MC_TOKEN "$BIN" --config "$CLUSTERS/config.yaml" --bind 127.0.0.1 --port "$PORT" \
+  --data-dir "$WORK" --storage "sqlite://$WORK/mc.db" --no-cli-config >"$WORK/mc-server.log" 2>&1 &
+PID=$!
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 300); do
+  curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
+  kill -0 $PID 2>/dev/null || { tail -20 "$WORK/mc-server.log" >&2; fail "mc-server exited"; }
+  sleep 0.2
+done
+TOKEN=$(cat "$WORK/token")
+cd "$WORK"
+"$VENV/bin/schemathesis" --config-file "$OLDPWD/scripts/api/schemathesis.toml" run \
+  "http://127.0.0.1:$PORT/openapi.json" --checks all -H "Authorization: Bearer $TOKEN" \
+  --max-examples "$EXAMPLES" --workers 2 --request-timeout 20 --suppress-health-check too_slow,filter_too_much \
+  --seed 20261124 2>&1 | tee "$WORK/schemathesis.txt" | tail -25
+rc=${PIPESTATUS[0]}
+if grep -q 'panicked' "$WORK/mc-server.log"; then
+  grep -m3 'panicked' "$WORK/mc-server.log" >&2
+  fail "mc-server panicked during the run"
+fi
+exit "$rc"
