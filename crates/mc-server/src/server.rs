@@ -239,7 +239,10 @@ async fn restore_joined(
 /// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, and the
 /// store's `clusters` table in step with the registry (written when a cluster's state changes).
 async fn refresh_counts(store: Store, registry: Arc<Registry>) {
-    let mut written: std::collections::HashMap<String, (String, String, String)> = Default::default();
+    // Keyed by the cluster object too: a cluster unjoined and joined again between two passes is
+    // a new `Cluster`, whose row (removed by the unjoin) is written again.
+    let mut written: std::collections::HashMap<String, (std::time::Instant, String, String, String)> =
+        Default::default();
     let mut synced = false;
     let mut last_optimize = std::time::Instant::now();
     loop {
@@ -259,7 +262,7 @@ async fn refresh_counts(store: Store, registry: Arc<Registry>) {
             let info = c.info();
             let status =
                 if info.status == mc_types::api::ClusterStatus::Ready { "Healthy" } else { "NotReady" };
-            let key = (status.to_string(), info.version.clone(), info.platform.clone());
+            let key = (c.created(), status.to_string(), info.version.clone(), info.platform.clone());
             if written.get(c.name()) == Some(&key) {
                 continue;
             }

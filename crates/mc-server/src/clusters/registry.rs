@@ -66,6 +66,12 @@ impl Cluster {
         }
     }
 
+    /// When this cluster object was made: tells a cluster joined again apart from the one
+    /// unjoined before it, whatever their names.
+    pub fn created(&self) -> Instant {
+        self.started
+    }
+
     /// The cluster's name.
     pub fn name(&self) -> &str {
         &self.spec.name

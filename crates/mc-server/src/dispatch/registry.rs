@@ -23,17 +23,20 @@ pub async fn maintain(
     mut ready: tokio::sync::broadcast::Receiver<String>,
 ) {
     let api: Api<MultiCluster> = Api::all(client);
-    let mut written: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    // What was last written, per cluster object: an unjoin followed by a join within one period
+    // is a new `Cluster` (another Arc), so its MultiCluster object is written again.
+    let mut written: BTreeMap<String, (std::time::Instant, serde_json::Value)> = BTreeMap::new();
     remove_stale(&api, &registry).await;
     loop {
         for cluster in registry.all() {
             let (spec, status) = desired(&cluster);
-            if written.get(cluster.name()) == Some(&json!([spec, status])) {
+            let key = (cluster.created(), json!([spec, status]));
+            if written.get(cluster.name()) == Some(&key) {
                 continue;
             }
             match write(&api, &cluster, &spec, &status).await {
                 Ok(()) => {
-                    written.insert(cluster.name().to_string(), json!([spec, status]));
+                    written.insert(cluster.name().to_string(), key);
                 }
                 Err(e) => {
                     warn!(cluster = cluster.name(), error = %e, "updating the MultiCluster object failed")

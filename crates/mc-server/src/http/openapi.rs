@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::Router;
+use axum::extract::State;
 use axum::routing::get;
 use serde_json::{Value, json};
 
@@ -9,7 +10,10 @@ use super::AppState;
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/openapi.json", get(|| async { Json(document()) }))
+    Router::new().route(
+        "/openapi.json",
+        get(|State(state): State<AppState>| async move { Json(document(state.auth.anonymous_read())) }),
+    )
 }
 
 fn param(name: &str, description: &str, schema: Value) -> Value {
@@ -58,7 +62,9 @@ fn ok(description: &str, schema: Value) -> Value {
 /// The OpenAPI document. It declares what the server enforces: a bearer token on every
 /// operation except the probes, `/openapi.json` and `/metrics` (unless `server.metricsAuth`), the
 /// `admin` role for join and unjoin, and the size bounds of every parameter.
-pub fn document() -> Value {
+pub fn document(anonymous_read: bool) -> Value {
+    // With anonymous reads, a GET needs no token (an empty requirement), or a bearer token.
+    let read_security = if anonymous_read { json!([{}, {"bearer": []}]) } else { json!([{"bearer": []}]) };
     let with_errors = |mut responses: Value| {
         if let (Some(r), Some(e)) = (responses.as_object_mut(), errors().as_object()) {
             for (k, v) in e {
@@ -100,17 +106,17 @@ pub fn document() -> Value {
         },
         "security": [{"bearer": []}],
         "paths": {
-            "/v1/list": {"get": {"summary": "List objects of one type across clusters (role read)",
+            "/v1/list": {"get": { "security": read_security.clone(),"summary": "List objects of one type across clusters (role read)",
                 "parameters": list_params(),
                 "responses": with_errors(json!({"200": {"description": "objects (a JSON array; with watch=true, newline-delimited events)", "headers": continue_header,
                     "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Object"}}}}}}))}},
-            "/v1/list_with_cluster": {"get": {"summary": "List objects with the cluster each comes from (role read)",
+            "/v1/list_with_cluster": {"get": { "security": read_security.clone(),"summary": "List objects with the cluster each comes from (role read)",
                 "parameters": list_params(),
                 "responses": with_errors(json!({"200": {"description": "objects", "headers": continue_header,
                     "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/ObjectWithCluster"}}}}}}))}},
-            "/v1/clusters": {"get": {"summary": "Clusters and their sync state (role read)",
+            "/v1/clusters": {"get": { "security": read_security.clone(),"summary": "Clusters and their sync state (role read)",
                 "responses": with_errors(json!({"200": ok("clusters", json!({"type": "array", "items": {"$ref": "#/components/schemas/Cluster"}}))}))}},
-            "/v1/resources": {"get": {"summary": "Resource types discovered in the clusters (role read)",
+            "/v1/resources": {"get": { "security": read_security.clone(),"summary": "Resource types discovered in the clusters (role read)",
                 "responses": with_errors(json!({"200": ok("resource types", json!({"type": "array", "items": {"$ref": "#/components/schemas/Resource"}}))}))}},
             "/v1/join": {"post": {"summary": "Join a cluster at runtime (role admin). The kubeconfig may carry inline credentials only: exec, auth-provider, tokenFile and file paths are refused; http:// servers need insecure=true and get no credentials.",
                 "parameters": [

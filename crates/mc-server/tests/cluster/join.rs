@@ -164,6 +164,22 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
         Api::<ConfigMap>::namespaced(member, "default").get_opt("join-waiter").await.unwrap().is_some(),
         "copy left in place"
     );
+
+    // Unjoin and join again within one registry period: the MultiCluster object (which selector
+    // placement reads) and the cluster's row come back.
+    let (status, body) = join(&server, &joining.name, kubeconfig.clone(), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = unjoin(&server, &joining.name).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = join(&server, &joining.name, kubeconfig, "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("MultiCluster object back after unjoin + join", Duration::from_secs(20), || async {
+        mcs.get_opt(&joining.name).await.ok()?.map(|_| ())
+    })
+    .await;
+    assert!(cluster_names(&server).await.contains(&joining.name));
+    let (status, body) = unjoin(&server, &joining.name).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     mcrs.delete("join-waiter", &DeleteParams::default()).await.unwrap();
 }
 

@@ -15,10 +15,12 @@ async fn oversize_selectors_names_and_types_are_400_before_any_work() {
     let env = TestEnv::from_env();
     let server = McServer::start(&env, "sec-bounds", Options::default()).await;
     let many = (0..1000).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
+    let hundred = (0..100).map(|i| format!("!k{i}")).collect::<Vec<_>>().join(",");
     let sixty_four = (0..64).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
     let long_gvr = "x".repeat(64 * 1024);
     let cases = [
-        (format!("/v1/list?gvr=v1/pods&labelSelector={many}"), "64"),
+        (format!("/v1/list?gvr=v1/pods&labelSelector={many}"), "4096"),
+        (format!("/v1/list?gvr=v1/pods&labelSelector={hundred}"), "64"),
         (format!("/v1/list?gvr=v1/pods&fieldSelector=metadata.name!={}", "n".repeat(5000)), ""),
         (format!("/v1/list?gvr={long_gvr}"), "253"),
         (format!("/v1/list?gvr=v1/pods&namespace={}", "n".repeat(64)), "63"),
