@@ -200,6 +200,9 @@ async fn follow_leadership(
 }
 
 /// Brings back the clusters joined before the last restart (retried until the master answers).
+/// Rows of clusters that are neither configured nor joined are removed only once the master has
+/// said which clusters are joined: a master that is down must not cost the joined clusters their
+/// rows, and `/readyz` stays 503 (with the reason) until the restore succeeds.
 async fn restore_joined(
     master: ClusterSpec,
     membership: Arc<Membership>,
@@ -212,24 +215,24 @@ async fn restore_joined(
             Ok(client) => membership.restore(&client).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        if !membership.restore_tried() {
-            // Rows of clusters neither configured nor joined would be served forever.
-            for stale in store.cluster_names().await.unwrap_or_default() {
-                if registry.get(&stale).is_none() {
-                    let n = store.delete_cluster(&stale).await.unwrap_or(0);
-                    info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured or joined");
-                }
-            }
-        }
-        membership.mark_restore_tried();
         match result {
             Ok(n) => {
+                for stale in store.cluster_names().await.unwrap_or_default() {
+                    if registry.get(&stale).is_none() {
+                        let n = store.delete_cluster(&stale).await.unwrap_or(0);
+                        info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured or joined");
+                    }
+                }
+                membership.mark_restore_tried();
                 if n > 0 {
                     info!(clusters = n, "joined clusters restored");
                 }
                 return;
             }
-            Err(e) => tracing::warn!(error = %e, "restoring joined clusters failed; retrying"),
+            Err(e) => {
+                tracing::warn!(error = %e, "restoring joined clusters failed; retrying");
+                membership.restore_failed(e);
+            }
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));

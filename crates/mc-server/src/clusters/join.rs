@@ -80,6 +80,7 @@ pub struct Membership {
     namespace: String,
     lock: tokio::sync::Mutex<()>,
     restore_tried: std::sync::atomic::AtomicBool,
+    restore_error: std::sync::Mutex<Option<String>>,
 }
 
 impl Membership {
@@ -91,17 +92,30 @@ impl Membership {
             namespace,
             lock: tokio::sync::Mutex::new(()),
             restore_tried: Default::default(),
+            restore_error: Default::default(),
         }
     }
 
-    /// Whether the first attempt to restore joined clusters has finished (readiness waits).
+    /// Whether the joined clusters have been restored (readiness waits for it: without them the
+    /// store would answer without their objects).
     pub fn restore_tried(&self) -> bool {
         self.restore_tried.load(std::sync::atomic::Ordering::Acquire)
     }
 
-    /// Records that the first restore attempt finished, either way.
+    /// Records that the joined clusters are restored (or that there are none to restore).
     pub fn mark_restore_tried(&self) {
+        *self.restore_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.restore_tried.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Records why the last restore attempt failed (it is retried).
+    pub fn restore_failed(&self, reason: String) {
+        *self.restore_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+
+    /// Why restoring has not succeeded yet, if an attempt failed.
+    pub fn restore_error(&self) -> Option<String> {
+        self.restore_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn master_client(&self) -> Result<Client> {
@@ -273,7 +287,9 @@ async fn probe(spec: &ClusterSpec) -> Result<()> {
             .map_err(|e| format!("discovery: {}", classify(&host, &e)))?;
         // Every API server serves core/v1; an empty answer is not one.
         if !types.iter().any(|t| t.group.is_empty() && t.resource == "namespaces") {
-            return Err(format!("{host} did not answer like a Kubernetes API server (no core/v1 in discovery)"));
+            return Err(format!(
+                "{host} did not answer like a Kubernetes API server (no core/v1 in discovery)"
+            ));
         }
         Ok::<_, String>(())
     };

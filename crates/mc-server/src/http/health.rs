@@ -25,7 +25,12 @@ async fn healthz() -> Json<serde_json::Value> {
 /// 200 only when every cluster was tried and every Ready one finished its initial sync.
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     if !state.membership.restore_tried() {
-        return Err(ApiError::unavailable("not ready: restoring joined clusters"));
+        return Err(ApiError::unavailable(match state.membership.restore_error() {
+            Some(why) => {
+                format!("not ready: restoring joined clusters from the master failed ({why}); retrying")
+            }
+            None => "not ready: restoring joined clusters".into(),
+        }));
     }
     state.registry.readiness().map_err(|why| ApiError::unavailable(format!("not ready: {why}")))?;
     Ok(Json(json!({"status": "ready"})))

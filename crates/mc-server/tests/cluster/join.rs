@@ -227,3 +227,71 @@ async fn bad_joins_and_unjoins_are_refused_and_leave_nothing_behind() {
     assert_eq!(cluster_names(&server).await, before, "server state unchanged");
     assert_eq!(joined_secrets(&env).await, 0, "no Secret left behind");
 }
+
+#[tokio::test]
+async fn a_restart_while_the_master_is_unreachable_keeps_joined_rows_and_is_not_ready() {
+    let env = TestEnv::from_env();
+    let joining = env.clusters[2].clone();
+    let _forget = Forget(&env, joining.name.clone());
+    let storage = crate::server::sqlite_url(&env, "join-outage");
+    let good = Options { config: Some(master_only_config(&env)), storage: Some(storage.clone()), port: None };
+    let mut server = McServer::start(&env, "join-outage", good.clone()).await;
+    let (status, body) = join(&server, &joining.name, std::fs::read(&joining.kubeconfig).unwrap(), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the joined cluster's rows", Duration::from_secs(20), || async {
+        (rows_of(&server, &joining.name).await >= 4).then_some(())
+    })
+    .await;
+    let before = rows_of(&server, &joining.name).await;
+    server.stop();
+
+    // The same store, the master unreachable (127.0.0.1:1), another cluster up (so the types are
+    // known): nothing of the joined cluster is deleted, and /readyz says why it is not ready.
+    let kubeconfig = std::fs::read_to_string(&env.clusters[0].kubeconfig).unwrap();
+    let server_line = kubeconfig.lines().find(|l| l.trim_start().starts_with("server:")).unwrap();
+    let down = env.dir.join("master-down.kubeconfig");
+    std::fs::write(&down, kubeconfig.replace(server_line, "    server: https://127.0.0.1:1")).unwrap();
+    let config = env.dir.join("config-master-down.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "clusters:\n  - metadata:\n      clusterName: {}\n      configPath: {}\n      isMaster: true\n  - metadata:\n      clusterName: {}\n      configPath: {}\n",
+            env.clusters[0].name,
+            down.display(),
+            env.clusters[1].name,
+            env.clusters[1].kubeconfig.display()
+        ),
+    )
+    .unwrap();
+    let opts = Options { config: Some(config), storage: Some(storage), port: None };
+    let outage = McServer::spawn(&env, "join-outage-down", opts);
+    let reason = eventually("/readyz 503 naming the restore", Duration::from_secs(30), || async {
+        let resp = reqwest::get(format!("{}/readyz", outage.url)).await.ok()?;
+        let status = resp.status();
+        let body: Value = resp.json().await.ok()?;
+        let error = body["error"].as_str()?.to_string();
+        (status == StatusCode::SERVICE_UNAVAILABLE && error.contains("restoring joined clusters"))
+            .then_some(error)
+    })
+    .await;
+    eprintln!("{reason}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        rows_of(&outage, &joining.name).await,
+        before,
+        "rows of the joined cluster are kept while the master is down"
+    );
+    drop(outage);
+
+    // The master back: the cluster is restored from its Secret.
+    let server = McServer::start(&env, "join-outage-back", good).await;
+    assert!(cluster_names(&server).await.contains(&joining.name));
+    let (status, body) = unjoin(&server, &joining.name).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+/// Stored namespaces of one cluster, as every client sees them.
+async fn rows_of(server: &McServer, cluster: &str) -> usize {
+    let (_, body) = server.get("/v1/list_with_cluster?gvr=v1/namespaces&limit=0").await;
+    body.as_array().map_or(0, |a| a.iter().filter(|i| i["clusterName"] == cluster).count())
+}
