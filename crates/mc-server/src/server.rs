@@ -24,7 +24,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // On SQLite every replica owns its store; a shared database is written by the leader only.
     let shared = store.backend() != crate::store::Backend::Sqlite;
     let gate: writer::WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(!shared));
-    let (writer, notices, writer_task) = writer::spawn(store.clone(), gate.clone());
+    let health = Arc::new(crate::sync::resilient::StoreHealth::default());
+    let (writer, notices, writer_task) = writer::spawn(store.clone(), gate.clone(), health.clone());
     let registry = Arc::new(Registry::new());
     let sync = SyncContext {
         store: store.clone(),
@@ -35,6 +36,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         prepare: Prepare { redact_secrets: settings.redact_secrets },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
+        health,
     };
     for spec in &settings.clusters {
         let cluster = Arc::new(Cluster::new(spec.clone()));

@@ -35,6 +35,13 @@ pub struct ClusterState {
     pub last_event: Option<Timestamp>,
     /// Seconds between an event's arrival and its write, for the last batch.
     pub lag_seconds: Option<f64>,
+    /// Changes the store refused even in a sanitized form (each is reported, none is dropped
+    /// silently).
+    pub refused: u64,
+    /// Changes stored only in a sanitized form.
+    pub sanitized: u64,
+    /// The last change the store refused: which object and why.
+    pub last_sync_error: Option<String>,
 }
 
 /// One cluster: its spec, its state and its running sync task.
@@ -50,6 +57,8 @@ pub struct Cluster {
     task: Mutex<Option<AbortHandle>>,
     client: RwLock<Option<kube::Client>>,
     started: Instant,
+    relist: Mutex<BTreeSet<Gvr>>,
+    relist_wake: tokio::sync::Notify,
 }
 
 impl Cluster {
@@ -63,6 +72,8 @@ impl Cluster {
             task: Mutex::new(None),
             client: RwLock::new(None),
             started: Instant::now(),
+            relist: Mutex::new(BTreeSet::new()),
+            relist_wake: tokio::sync::Notify::new(),
         }
     }
 
@@ -123,6 +134,22 @@ impl Cluster {
         }
     }
 
+    /// Asks the watcher of `gvr` to list again (its last list was not written completely).
+    pub fn request_relist(&self, gvr: &Gvr) {
+        self.relist.lock().unwrap_or_else(|e| e.into_inner()).insert(gvr.clone());
+        self.relist_wake.notify_waiters();
+    }
+
+    /// Whether a relist of `gvr` was asked for; the request is taken.
+    pub fn take_relist(&self, gvr: &Gvr) -> bool {
+        self.relist.lock().unwrap_or_else(|e| e.into_inner()).remove(gvr)
+    }
+
+    /// Resolves at the next relist request (of any type of this cluster).
+    pub async fn relist_requested(&self) {
+        self.relist_wake.notified().await
+    }
+
     /// Seconds since the cluster was registered.
     pub fn age_seconds(&self) -> u64 {
         self.started.elapsed().as_secs()
@@ -142,7 +169,14 @@ impl Cluster {
             objects: self.objects.load(std::sync::atomic::Ordering::Relaxed),
             last_event: s.last_event.map(|t| t.to_string()),
             lag_seconds: s.lag_seconds,
-            message: s.message,
+            message: match (s.message, s.last_sync_error) {
+                (Some(m), _) => Some(m),
+                (None, Some(e)) => Some(format!(
+                    "{} change(s) could not be stored ({} stored sanitized); last: {e}",
+                    s.refused, s.sanitized
+                )),
+                (None, None) => None,
+            },
         }
     }
 }

@@ -32,6 +32,11 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
             None => "not ready: restoring joined clusters".into(),
         }));
     }
+    if let Some((why, since)) = state.sync.health.problem() {
+        return Err(ApiError::unavailable(format!(
+            "not ready: the store refuses writes since {since} ({why}); changes wait and are written when it returns"
+        )));
+    }
     state.registry.readiness().map_err(|why| ApiError::unavailable(format!("not ready: {why}")))?;
     Ok(Json(json!({"status": "ready"})))
 }

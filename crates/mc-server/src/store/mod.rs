@@ -387,6 +387,12 @@ impl Store {
     /// Applies a batch of watch events of one cluster in one transaction, in order. An upsert
     /// replaces the object's labels.
     pub async fn apply_batch(&self, cluster: &str, events: Vec<Change>) -> Result<()> {
+        self.apply_changes(cluster, &events).await
+    }
+
+    /// As [`Store::apply_batch`], borrowing the events, so a caller can retry or split a batch
+    /// that failed.
+    pub async fn apply_changes(&self, cluster: &str, events: &[Change]) -> Result<()> {
         if events.is_empty() {
             return Ok(());
         }
@@ -395,7 +401,7 @@ impl Store {
         // Upserts are collected (the last one per key wins) and written in multi-row chunks;
         // deletes run at once. That keeps the order's outcome: a delete only removes what an
         // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
-        let mut pending: Vec<Option<StoredObject>> = Vec::new();
+        let mut pending: Vec<Option<&StoredObject>> = Vec::new();
         let mut index: HashMap<(Gvr, String, String), usize> = HashMap::new();
         for change in events {
             match change {
@@ -410,27 +416,25 @@ impl Store {
                         }
                     }
                     if pending.len() >= sql::CHUNK {
-                        let objects: Vec<StoredObject> = pending.drain(..).flatten().collect();
+                        let prepared: Vec<Prepared<'_>> =
+                            pending.drain(..).flatten().map(Prepared::new).collect();
                         index.clear();
-                        let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
                         write_objects(&mut tx, cluster, &prepared).await?;
                     }
                 }
                 Change::Delete { gvr, namespace, name, uid } => {
-                    let key = (gvr, namespace, name);
+                    let key = (gvr.clone(), namespace.clone(), name.clone());
                     if let Some(&i) = index.get(&key)
-                        && (uid.is_empty() || pending[i].as_ref().is_some_and(|o| o.uid == uid))
+                        && (uid.is_empty() || pending[i].is_some_and(|o| o.uid == *uid))
                     {
                         pending[i] = None;
                         index.remove(&key);
                     }
-                    let (gvr, namespace, name) = &key;
-                    tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, &uid)).await?;
+                    tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, uid)).await?;
                 }
             }
         }
-        let objects: Vec<StoredObject> = pending.into_iter().flatten().collect();
-        let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
+        let prepared: Vec<Prepared<'_>> = pending.into_iter().flatten().map(Prepared::new).collect();
         write_objects(&mut tx, cluster, &prepared).await?;
         tx.commit().await
     }

@@ -4,6 +4,7 @@
 pub mod cluster;
 pub mod discovery;
 pub mod object;
+pub mod resilient;
 pub mod watch;
 pub mod watched;
 pub mod writer;
@@ -33,4 +34,6 @@ pub struct SyncContext {
     pub exclude_groups: Vec<String>,
     /// Global resource exclusions.
     pub exclude_resources: Vec<String>,
+    /// Whether the store accepts writes (for `/readyz`).
+    pub health: std::sync::Arc<resilient::StoreHealth>,
 }

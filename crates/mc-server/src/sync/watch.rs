@@ -29,12 +29,25 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     };
     let api: Api<WatchedObject> = Api::all_with(client, &ar);
     let config = watcher::Config::default().page_size(500);
-    let mut stream = std::pin::pin!(watcher(api, config).default_backoff());
+    // A new watcher starts with a full list: that is how a relist asked for by the writer (a
+    // list that was not written completely) happens.
+    let mut stream = Box::pin(watcher(api.clone(), config.clone()).default_backoff());
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();
     let mut keep: HashSet<String> = HashSet::new();
     let mut failures = 0u32;
-    while let Some(event) = stream.next().await {
+    loop {
+        if cluster.take_relist(&gvr) {
+            debug!(cluster = cluster.name(), %gvr, "relisting");
+            stream = Box::pin(watcher(api.clone(), config.clone()).default_backoff());
+        }
+        let event = tokio::select! {
+            event = stream.next() => match event {
+                Some(e) => e,
+                None => return,
+            },
+            _ = cluster.relist_requested() => continue,
+        };
         let event = match event {
             Ok(e) => {
                 failures = 0;

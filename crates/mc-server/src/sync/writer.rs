@@ -9,6 +9,7 @@ use mc_types::Gvr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
+use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
 use crate::store::{Backend, Change, RawObject, Store, StoredObject};
 
@@ -68,11 +69,28 @@ pub type Notices = broadcast::Sender<Arc<Notice>>;
 /// the others keep watching (for readiness and watch streams) and serve what the leader wrote.
 pub type WriteGate = Arc<std::sync::atomic::AtomicBool>;
 
-/// Starts the writer task; it ends when every sender is gone.
-pub fn spawn(store: Store, gate: WriteGate) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
+/// Starts the writer task; it ends when every sender is gone. `health` tells whether the store
+/// accepts writes: while it does not, the writer waits and retries (its queue is bounded, so the
+/// watchers wait too and nothing is dropped).
+pub fn spawn(
+    store: Store,
+    gate: WriteGate,
+    health: Arc<StoreHealth>,
+) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(MAX_BATCH);
     let (notices, _) = broadcast::channel(4096);
-    (tx, notices.clone(), tokio::spawn(run(store, rx, notices, gate)))
+    let writer = Writer { store, notices: notices.clone(), health, refused: Default::default() };
+    (tx, notices, tokio::spawn(run(writer, rx, gate)))
+}
+
+/// What every write needs.
+struct Writer {
+    store: Store,
+    notices: Notices,
+    health: Arc<StoreHealth>,
+    /// Object versions already refused once (cluster, type, uid, resourceVersion): a relist
+    /// brings them again, and must not ask for another relist, forever.
+    refused: std::sync::Mutex<HashSet<(String, Gvr, String, String)>>,
 }
 
 #[derive(Default)]
@@ -81,7 +99,7 @@ struct Pending {
     oldest: Option<Instant>,
 }
 
-async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices, gate: WriteGate) {
+async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -93,12 +111,12 @@ async fn run(store: Store, mut rx: mpsc::Receiver<Msg>, notices: Notices, gate: 
             }
         }
         let writing = gate.load(std::sync::atomic::Ordering::Acquire);
-        write(&store, &notices, writing, std::mem::take(&mut batch)).await;
+        write(&w, writing, std::mem::take(&mut batch)).await;
     }
 }
 
 /// Writes one batch: data changes grouped per cluster, control messages in order.
-async fn write(store: &Store, notices: &Notices, writing: bool, batch: Vec<Msg>) {
+async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
     for msg in batch {
         match msg {
@@ -108,31 +126,51 @@ async fn write(store: &Store, notices: &Notices, writing: bool, batch: Vec<Msg>)
                 push(&mut pending, c, Change::Delete { gvr, namespace, name, uid }, t)
             }
             Msg::InitDone { cluster, gvr, keep } => {
-                flush(store, notices, writing, &mut pending).await;
-                if writing && let Err(e) = store.delete_missing(cluster.name(), &gvr, &keep).await {
-                    warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed");
-                }
-                cluster.update(|s| {
-                    s.pending_init.remove(&gvr);
-                    if s.pending_init.is_empty() && !s.initial_sync_done {
-                        s.initial_sync_done = true;
-                        debug!(cluster = %s.version, "initial sync done");
+                flush(w, writing, &mut pending).await;
+                let reconciled = if writing {
+                    let name = cluster.name();
+                    resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, &keep)).await
+                } else {
+                    Ok(0)
+                };
+                match reconciled {
+                    Ok(_) => cluster.update(|s| {
+                        s.pending_init.remove(&gvr);
+                        if s.pending_init.is_empty() && !s.initial_sync_done {
+                            s.initial_sync_done = true;
+                            debug!(cluster = %s.version, "initial sync done");
+                        }
+                    }),
+                    // The type is not synced until a list is written completely: list again.
+                    Err(e) => {
+                        warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed; relisting");
+                        cluster.update(|s| {
+                            s.last_sync_error = Some(format!("{gvr}: reconcile after list: {e}"))
+                        });
+                        cluster.request_relist(&gvr);
                     }
-                });
+                }
             }
             Msg::DropGvr(cluster, gvr) => {
-                flush(store, notices, writing, &mut pending).await;
-                if writing && let Err(e) = store.delete_gvr(cluster.name(), &gvr).await {
-                    warn!(cluster = cluster.name(), %gvr, error = %e, "dropping a removed type failed");
+                flush(w, writing, &mut pending).await;
+                if writing {
+                    let name = cluster.name();
+                    if let Err(e) = resilient::retrying_op(&w.health, || w.store.delete_gvr(name, &gvr)).await
+                    {
+                        warn!(cluster = name, %gvr, error = %e, "dropping a removed type failed");
+                        cluster.update(|s| {
+                            s.last_sync_error = Some(format!("{gvr}: dropping the removed type: {e}"))
+                        });
+                    }
                 }
             }
             Msg::DropCluster(name, reply) => {
-                flush(store, notices, writing, &mut pending).await;
-                let _ = reply.send(store.delete_cluster(&name).await);
+                flush(w, writing, &mut pending).await;
+                let _ = reply.send(resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await);
             }
         }
     }
-    flush(store, notices, writing, &mut pending).await;
+    flush(w, writing, &mut pending).await;
 }
 
 fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>, ch: Change, t: Instant) {
@@ -144,17 +182,12 @@ fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>
 /// Writes what is pending, one transaction per cluster. On PostgreSQL the clusters'
 /// transactions run concurrently (their rows are disjoint); SQLite would take them in turn
 /// anyway, and InnoDB's gap locks could make concurrent upserts deadlock.
-async fn flush(
-    store: &Store,
-    notices: &Notices,
-    writing: bool,
-    pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>,
-) {
+async fn flush(w: &Writer, writing: bool, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
     let writes = std::mem::take(pending)
         .into_iter()
         .filter(|(_, (_, p))| !p.changes.is_empty())
-        .map(|(name, (cluster, p))| flush_cluster(store, notices, writing, name, cluster, p));
-    if store.backend() == Backend::Postgres {
+        .map(|(name, (cluster, p))| flush_cluster(w, writing, name, cluster, p));
+    if w.store.backend() == Backend::Postgres {
         futures::future::join_all(writes).await;
     } else {
         for write in writes {
@@ -163,37 +196,63 @@ async fn flush(
     }
 }
 
-/// One cluster's transaction, then its notices and its last-event time.
-async fn flush_cluster(
-    store: &Store,
-    notices: &Notices,
-    writing: bool,
-    name: String,
-    cluster: Arc<Cluster>,
-    p: Pending,
-) {
+/// One cluster's changes, then their notices and its last-event time. Nothing is dropped
+/// silently: a change the store refuses is reported on the cluster and its type is listed
+/// again.
+async fn flush_cluster(w: &Writer, writing: bool, name: String, cluster: Arc<Cluster>, p: Pending) {
     let n = p.changes.len();
-    // Only pay for copies when someone watches.
-    let copies: Vec<Notice> = if notices.receiver_count() > 0 {
-        p.changes.iter().map(|c| notice(&name, c)).collect()
+    let outcome = if writing {
+        resilient::apply(&w.store, &w.health, &name, p.changes).await
     } else {
-        Vec::new()
+        resilient::Outcome { written: p.changes, ..Default::default() }
     };
-    let result = if writing { store.apply_batch(&name, p.changes).await } else { Ok(()) };
-    match result {
-        Ok(()) => {
-            for c in copies {
-                let _ = notices.send(Arc::new(c));
-            }
-            let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
-            cluster.update(|s| {
-                s.last_event = Some(Timestamp::now());
-                s.lag_seconds = lag;
-            });
-            debug!(cluster = %name, changes = n, "batch written");
+    // Only pay for copies when someone watches.
+    if w.notices.receiver_count() > 0 {
+        for c in &outcome.written {
+            let _ = w.notices.send(Arc::new(notice(&name, c)));
         }
-        Err(e) => warn!(cluster = %name, changes = n, error = %e, "writing a batch failed"),
     }
+    let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
+    let mut relist: Vec<Gvr> = Vec::new();
+    for (change, reason) in &outcome.refused {
+        let (gvr, what) = describe(change);
+        warn!(cluster = %name, %gvr, object = %what, error = %reason, "the store refused a change");
+        let version = match change {
+            Change::Upsert(o) => (o.uid.clone(), o.resource_version.clone()),
+            Change::Delete { uid, .. } => (uid.clone(), String::new()),
+        };
+        let mut seen = w.refused.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.len() > 10_000 {
+            seen.clear();
+        }
+        if seen.insert((name.clone(), gvr.clone(), version.0, version.1)) && !relist.contains(&gvr) {
+            relist.push(gvr);
+        }
+    }
+    cluster.update(|s| {
+        s.last_event = Some(Timestamp::now());
+        s.lag_seconds = lag;
+        s.sanitized += outcome.sanitized as u64;
+        s.refused += outcome.refused.len() as u64;
+        if let Some((change, reason)) = outcome.refused.last() {
+            let (gvr, what) = describe(change);
+            s.last_sync_error = Some(format!("{gvr} {what}: {reason}"));
+        }
+    });
+    for gvr in relist {
+        cluster.request_relist(&gvr);
+    }
+    debug!(cluster = %name, changes = n, sanitized = outcome.sanitized, refused = outcome.refused.len(), "batch written");
+}
+
+/// The type and `namespace/name` of a change, for reports.
+fn describe(change: &Change) -> (Gvr, String) {
+    let (gvr, namespace, name) = match change {
+        Change::Upsert(o) => (&o.gvr, &o.namespace, &o.name),
+        Change::Delete { gvr, namespace, name, .. } => (gvr, namespace, name),
+    };
+    let what = if namespace.is_empty() { name.clone() } else { format!("{namespace}/{name}") };
+    (gvr.clone(), what)
 }
 
 fn notice(cluster: &str, change: &Change) -> Notice {

@@ -60,4 +60,5 @@ conformance!(
     one_object_under_two_types,
     names_compare_byte_for_byte,
     reconcile_of_30k_objects,
+    poison_objects_are_isolated_sanitized_or_reported,
 );

@@ -573,3 +573,56 @@ pub async fn reconcile_of_30k_objects(ctx: Ctx) {
          1/3 changed + 1/3 replaced {churn:.2?}; label query page {labelled:.2?}; delete_cluster {deleted:.2?}"
     );
 }
+
+/// Poison objects that Kubernetes accepts and a database may not: a NUL in a value (PostgreSQL's
+/// JSONB refuses it), an owner uid longer than a column, a name longer than MySQL's column. The
+/// rest of their batch is written; each poison object is stored sanitized or handed back as
+/// refused with the reason — never dropped silently.
+pub async fn poison_objects_are_isolated_sanitized_or_reported(ctx: Ctx) {
+    use mc_server::sync::resilient::{StoreHealth, apply};
+    let gvr = pods();
+    let mut changes: Vec<Change> =
+        (0..8).map(|i| upsert(&gvr, Some("ns"), &format!("ok-{i}"), &format!("u{i}"), &[])).collect();
+    let mut nul = object(&gvr, Some("ns"), "nul", "u-nul", &[("app", "x")]);
+    edit(&mut nul, |v| v["data"] = json!({"k": "before\u{0}after"}));
+    assert!(nul.object.text().contains("\\u0000"), "{}", nul.object.text());
+    changes.insert(3, Change::Upsert(nul));
+    let mut owned = object(&gvr, Some("ns"), "long-owner", "u-owner", &[]);
+    owned.owner_uid = Some("o".repeat(300));
+    changes.insert(6, Change::Upsert(owned));
+    let long_name = "n".repeat(300);
+    changes.push(upsert(&gvr, Some("ns"), &long_name, "u-long-name", &[]));
+    let total = changes.len();
+
+    let health = StoreHealth::default();
+    let out = apply(&ctx.store, &health, "c1", changes).await;
+    assert!(health.problem().is_none());
+    assert_eq!(out.written.len() + out.refused.len(), total, "every change is written or reported");
+    let stored = ctx.store.count("c1").await.unwrap() as usize;
+    assert_eq!(stored, out.written.len(), "what is reported written is in the store");
+    for i in 0..8 {
+        let (_, page) = (i, list(&ctx, Query { name: Some(format!("ok-{i}")), ..Default::default() }).await);
+        assert_eq!(page.len(), 1, "ok-{i} lands whatever its neighbours");
+    }
+    let nul = list(&ctx, Query { name: Some("nul".into()), ..Default::default() }).await;
+    assert_eq!(nul.len(), 1, "the NUL object is stored (sanitized where the backend needs it)");
+    let owner = list(&ctx, Query { name: Some("long-owner".into()), ..Default::default() }).await;
+    assert_eq!(owner.len(), 1, "the long owner uid is stored (sanitized where the backend needs it)");
+    match ctx.kind {
+        crate::harness::Kind::MySql => {
+            assert_eq!(out.refused.len(), 1, "{:?}", out.refused.iter().map(|r| &r.1).collect::<Vec<_>>());
+            let (Change::Upsert(o), reason) = &out.refused[0] else { panic!("a delete was refused") };
+            assert_eq!(o.name, long_name);
+            assert!(!reason.is_empty());
+            assert_eq!(out.sanitized, 1, "the owner uid is dropped from its column");
+        }
+        crate::harness::Kind::Postgres => {
+            assert!(out.refused.is_empty(), "{:?}", out.refused.iter().map(|r| &r.1).collect::<Vec<_>>());
+            assert_eq!(out.sanitized, 1, "the NUL object is escaped for JSONB");
+        }
+        crate::harness::Kind::Sqlite => {
+            assert!(out.refused.is_empty());
+            assert_eq!(out.sanitized, 0, "SQLite stores every one as it is");
+        }
+    }
+}
