@@ -12,3 +12,6 @@ pub mod server;
 pub mod store;
 pub mod sync;
 pub mod tls;
+
+#[cfg(test)]
+mod robustness;

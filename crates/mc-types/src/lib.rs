@@ -12,3 +12,6 @@ pub mod selector;
 pub use config::ClusterName;
 pub use gvr::Gvr;
 pub use gvr::{GvrSpec, ResourceCatalog, ResourceInfo};
+
+#[cfg(test)]
+mod robustness;
