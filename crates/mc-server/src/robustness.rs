@@ -69,16 +69,16 @@ proptest! {
 
     #[test]
     fn uploaded_kubeconfigs_never_panic(text in kubeconfig_text(), allow_http in any::<bool>()) {
-        if let Ok(mut kubeconfig) = Kubeconfig::from_yaml(&text) {
-            if uploaded::check(&kubeconfig, allow_http).is_ok() {
-                let users = kubeconfig.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
-                for u in users {
-                    prop_assert!(u.exec.is_none() && u.auth_provider.is_none() && u.token_file.is_none(), "accepted: {}", text);
-                    prop_assert!(u.client_certificate.is_none() && u.client_key.is_none(), "accepted: {}", text);
-                }
-                uploaded::strip_credentials_over_http(&mut kubeconfig);
-                let _ = ClusterSpec::from_kubeconfig("x", kubeconfig, "upload".into(), None, allow_http);
+        if let Ok(mut kubeconfig) = Kubeconfig::from_yaml(&text)
+            && uploaded::check(&kubeconfig, allow_http).is_ok()
+        {
+            let users = kubeconfig.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
+            for u in users {
+                prop_assert!(u.exec.is_none() && u.auth_provider.is_none() && u.token_file.is_none(), "accepted: {}", text);
+                prop_assert!(u.client_certificate.is_none() && u.client_key.is_none(), "accepted: {}", text);
             }
+            uploaded::strip_credentials_over_http(&mut kubeconfig);
+            let _ = ClusterSpec::from_kubeconfig("x", kubeconfig, "upload".into(), None, allow_http);
         }
     }
 }

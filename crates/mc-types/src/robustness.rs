@@ -113,10 +113,10 @@ proptest! {
         let _ = std::fs::create_dir_all(&dir);
         let file = dir.join("config");
         let body = format!("{extra}{text}");
-        if std::fs::write(&file, &body).is_ok() {
-            if let Ok(config) = crate::config::CliConfig::load(&file) {
-                let _ = config.server_url();
-            }
+        if std::fs::write(&file, &body).is_ok()
+            && let Ok(config) = crate::config::CliConfig::load(&file)
+        {
+            let _ = config.server_url();
         }
     }
 }
