@@ -71,6 +71,9 @@ fi
 step "Cluster tests: mc-server (sync, dispatch, join, deploy)"
 cargo test -p mc-server --all-features --test cluster -- --test-threads 1
 
+step "Chaos (short form of scripts/chaos.sh): kill -9, API server and database outages under churn"
+scripts/chaos.sh --short --clusters "$WORK/clusters" --db "$WORK/db"
+
 step "Security tests: every attack of issue 12 against a real mc-server"
 cargo test -p mc-server --all-features --test security -- --test-threads 1
 
