@@ -112,7 +112,7 @@ async fn main() -> anyhow::Result<()> {
         let c = (next(&mut rng) % apis.len() as u64) as usize;
         let i = next(&mut rng) % POOL;
         let roll = next(&mut rng) % 100;
-        let poison = (a.poison && next(&mut rng) % 15 == 0).then(|| next(&mut rng) % 4);
+        let poison = (a.poison && next(&mut rng).is_multiple_of(15)).then(|| next(&mut rng) % 4);
         let api = apis[c].clone();
         let (present, ops, errors, poisoned) =
             (present.clone(), ops.clone(), errors.clone(), poisoned.clone());
