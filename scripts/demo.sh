@@ -100,7 +100,7 @@ K multicluster unjoin tencent4
 K multicluster list clusters
 K multicluster join tencent4 --file "$DEMO_DIR/clusters/tencent4.kubeconfig"
 for _ in $(seq 1 30); do
-  kubectl multicluster list clusters 2>/dev/null | grep -E '^tencent4 .*Ready' | grep -vq NotReady && break
+  kubectl multicluster list clusters 2>/dev/null | grep -qE '^tencent4 .*Synced' && break
   sleep 1
 done
 K multicluster list clusters

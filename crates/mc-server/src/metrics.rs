@@ -42,7 +42,7 @@ impl Metrics {
         }
         gauge(&mut out, "mc_cluster_objects", "Objects stored for the cluster.");
         for c in &clusters {
-            let _ = writeln!(out, "mc_cluster_objects{{cluster=\"{}\"}} {}", c.name(), c.info().objects);
+            let _ = writeln!(out, "mc_cluster_objects{{cluster=\"{}\"}} {}", c.name(), c.objects.load(std::sync::atomic::Ordering::Relaxed));
         }
         gauge(&mut out, "mc_cluster_resource_types", "Resource types synced for the cluster.");
         for c in &clusters {

@@ -43,7 +43,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         registry.insert(cluster.clone());
         spawn_cluster(sync.clone(), cluster);
     }
-    tokio::spawn(refresh_counts(store.clone(), registry.clone()));
+    tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
     if shared {
         tokio::spawn(follow_leadership(leading.subscribe(), gate, registry.clone(), sync.clone()));
@@ -243,7 +243,11 @@ async fn restore_joined(
 
 /// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, and the
 /// store's `clusters` table in step with the registry (written when a cluster's state changes).
-async fn refresh_counts(store: Store, registry: Arc<Registry>) {
+async fn refresh_counts(
+    store: Store,
+    registry: Arc<Registry>,
+    health: Arc<crate::sync::resilient::StoreHealth>,
+) {
     // Keyed by the cluster object too: a cluster unjoined and joined again between two passes is
     // a new `Cluster`, whose row (removed by the unjoin) is written again.
     let mut written: std::collections::HashMap<String, (std::time::Instant, String, String, String)> =
@@ -264,9 +268,8 @@ async fn refresh_counts(store: Store, registry: Arc<Registry>) {
             if let Ok(n) = store.count(c.name()).await {
                 c.objects.store(n, std::sync::atomic::Ordering::Relaxed);
             }
-            let info = c.info();
-            let status =
-                if info.status == mc_types::api::ClusterStatus::Ready { "Healthy" } else { "NotReady" };
+            let info = c.info(health.failing_since());
+            let status = info.status.to_string();
             let key = (c.created(), status.to_string(), info.version.clone(), info.platform.clone());
             if written.get(c.name()) == Some(&key) {
                 continue;
@@ -274,7 +277,7 @@ async fn refresh_counts(store: Store, registry: Arc<Registry>) {
             let row = crate::store::ClusterRow {
                 name: info.name.clone(),
                 is_master: info.is_master,
-                status: status.into(),
+                status: status.clone(),
                 version: info.version.clone(),
                 platform: info.platform.clone(),
                 host: info.host.clone(),

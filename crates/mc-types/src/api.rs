@@ -107,20 +107,39 @@ impl ResResponse {
     }
 }
 
-/// Health of a cluster as seen by the server.
+/// How fresh a cluster's objects in the store are. The same words are used in `/v1/clusters`,
+/// `list clusters`, the `MultiCluster` status and the `Warning` headers of answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterStatus {
-    /// Connected and syncing.
-    Ready,
-    /// Unreachable, unauthorised or still starting; retried with backoff.
+    /// Not contacted yet.
+    Connecting,
+    /// Connected; the first list of some types is not written yet.
+    Syncing,
+    /// Every type listed and written; changes stream in. (`Ready` from older servers.)
+    #[serde(alias = "Ready")]
+    Synced,
+    /// Unreachable, unauthorised or refusing; retried with backoff. Its stored objects are the
+    /// last ones seen.
     NotReady,
+    /// Connected and listed, but the store is behind: it refuses writes, or changes lag.
+    Stale,
+}
+
+impl ClusterStatus {
+    /// Whether answers from this cluster are current.
+    pub fn is_synced(self) -> bool {
+        self == Self::Synced
+    }
 }
 
 impl fmt::Display for ClusterStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Self::Ready => "Ready",
+            Self::Connecting => "Connecting",
+            Self::Syncing => "Syncing",
+            Self::Synced => "Synced",
             Self::NotReady => "NotReady",
+            Self::Stale => "Stale",
         })
     }
 }
@@ -131,8 +150,11 @@ impl fmt::Display for ClusterStatus {
 pub struct ClusterInfo {
     /// Cluster name.
     pub name: String,
-    /// Ready or NotReady.
+    /// Connecting, Syncing, Synced, NotReady or Stale.
     pub status: ClusterStatus,
+    /// Since when the cluster has this status, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
     /// Kubernetes version, e.g. `v1.35.0`; empty until first contact.
     #[serde(default)]
     pub version: String,
@@ -148,6 +170,9 @@ pub struct ClusterInfo {
     /// Number of resource types being synced.
     #[serde(default)]
     pub resource_types: usize,
+    /// Of those, the types whose first list is written.
+    #[serde(default)]
+    pub types_listed: usize,
     /// Number of objects in the store for this cluster.
     #[serde(default)]
     pub objects: u64,
@@ -160,6 +185,21 @@ pub struct ClusterInfo {
     /// Why the cluster is not ready, or other remarks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The last change the store refused for this cluster, with the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+impl ClusterInfo {
+    /// The `Warning` an answer carries when it holds objects of this cluster and the cluster is
+    /// not `Synced` (Kubernetes' `299 - "text"` form); `None` when it is.
+    pub fn staleness_warning(&self) -> Option<String> {
+        if self.status.is_synced() {
+            return None;
+        }
+        let since = self.since.as_deref().map(|s| format!(" since {s}")).unwrap_or_default();
+        Some(format!("cluster {} is {}{since}: its objects may be stale", self.name, self.status))
+    }
 }
 
 /// Type of a [`WatchEvent`], spelled as Kubernetes does.
@@ -252,34 +292,51 @@ mod tests {
         let info = ClusterInfo {
             name: "tencent1".into(),
             status: ClusterStatus::NotReady,
+            since: Some("2026-11-24T01:02:03Z".into()),
             version: "v1.35.0".into(),
             platform: "linux/amd64".into(),
             host: "https://10.0.0.1:6443".into(),
             is_master: true,
             resource_types: 57,
+            types_listed: 50,
             objects: 1234,
             last_event: None,
             lag_seconds: Some(0.5),
             message: None,
+            last_error: None,
         };
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(
             value,
             json!({
-                "name": "tencent1", "status": "NotReady", "version": "v1.35.0", "platform": "linux/amd64",
-                "host": "https://10.0.0.1:6443", "isMaster": true, "resourceTypes": 57, "objects": 1234,
-                "lagSeconds": 0.5
+                "name": "tencent1", "status": "NotReady", "since": "2026-11-24T01:02:03Z", "version": "v1.35.0",
+                "platform": "linux/amd64", "host": "https://10.0.0.1:6443", "isMaster": true,
+                "resourceTypes": 57, "typesListed": 50, "objects": 1234, "lagSeconds": 0.5
             })
         );
         let list: Vec<ClusterInfo> = serde_json::from_value(json!([value])).unwrap();
-        assert_eq!(list, vec![info]);
+        assert_eq!(list, vec![info.clone()]);
+        assert_eq!(
+            info.staleness_warning().as_deref(),
+            Some("cluster tencent1 is NotReady since 2026-11-24T01:02:03Z: its objects may be stale")
+        );
+        let synced = ClusterInfo { status: ClusterStatus::Synced, ..info };
+        assert_eq!(synced.staleness_warning(), None);
     }
 
     #[test]
     fn cluster_status_displays_as_serialized() {
-        assert_eq!(ClusterStatus::Ready.to_string(), "Ready");
-        assert_eq!(serde_json::to_value(ClusterStatus::Ready).unwrap(), json!("Ready"));
-        assert_eq!(ClusterStatus::NotReady.to_string(), "NotReady");
+        for s in [
+            ClusterStatus::Connecting,
+            ClusterStatus::Syncing,
+            ClusterStatus::Synced,
+            ClusterStatus::NotReady,
+            ClusterStatus::Stale,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), json!(s.to_string()));
+        }
+        // Older servers said Ready.
+        assert_eq!(serde_json::from_value::<ClusterStatus>(json!("Ready")).unwrap(), ClusterStatus::Synced);
     }
 
     #[test]

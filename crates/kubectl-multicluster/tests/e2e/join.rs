@@ -21,7 +21,7 @@ fn a_cluster_joins_under_a_new_name_and_leaves_again() {
     assert_eq!(run.stdout, format!("cluster/{JOINED} joined (join cluster successful)\n"));
     eventually("the joined cluster Ready", Duration::from_secs(60), || {
         let rows = server.plugin(&["list", "clusters"]).rows();
-        rows.iter().any(|r| r[0] == JOINED && r[4] == "false" && r[5] == "Ready").then_some(())
+        rows.iter().any(|r| r[0] == JOINED && r[4] == "false" && r[5] == "Synced").then_some(())
     });
     eventually("pods of the joined cluster", Duration::from_secs(60), || {
         let rows = server.plugin(&["list", "pods", "-n", NS, "--clusterName", JOINED]).rows();

@@ -151,7 +151,7 @@ fn list_clusters_shows_every_cluster_ready_with_version_and_master() {
     let server = Server::shared();
     let rows = eventually("every cluster Ready", Duration::from_secs(60), || {
         let rows = server.plugin(&["list", "clusters"]).rows();
-        (rows.len() == env.clusters.len() + 1 && rows[1..].iter().all(|r| r[5] == "Ready")).then_some(rows)
+        (rows.len() == env.clusters.len() + 1 && rows[1..].iter().all(|r| r[5] == "Synced")).then_some(rows)
     });
     assert_eq!(rows[0], ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"]);
     for (row, cluster) in rows[1..].iter().zip(&env.clusters) {

@@ -177,6 +177,7 @@ impl Membership {
         cluster.update(|s| {
             s.attempted = true;
             s.ready = false;
+            s.since = Some(k8s_openapi::jiff::Timestamp::now());
             s.message =
                 Some(format!("not synced: {reason}; unjoin it and join it again with inline credentials"));
         });

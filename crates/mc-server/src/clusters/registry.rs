@@ -42,6 +42,10 @@ pub struct ClusterState {
     pub sanitized: u64,
     /// The last change the store refused: which object and why.
     pub last_sync_error: Option<String>,
+    /// When `ready` last changed (connected or lost).
+    pub since: Option<Timestamp>,
+    /// When the initial sync finished.
+    pub synced_at: Option<Timestamp>,
 }
 
 /// One cluster: its spec, its state and its running sync task.
@@ -155,31 +159,55 @@ impl Cluster {
         self.started.elapsed().as_secs()
     }
 
-    /// The `/v1/clusters` view.
-    pub fn info(&self) -> ClusterInfo {
+    /// The `/v1/clusters` view. `store_behind` is when the store started refusing writes, if it
+    /// does: then a listed cluster is `Stale`, as it is when its changes lag by more than
+    /// [`STALE_LAG_SECONDS`].
+    pub fn info(&self, store_behind: Option<Timestamp>) -> ClusterInfo {
         let s = self.state();
+        let lagging = s.lag_seconds.is_some_and(|l| l > STALE_LAG_SECONDS);
+        let (status, since) = if !s.attempted {
+            (
+                ClusterStatus::Connecting,
+                Some(Timestamp::now() - std::time::Duration::from_secs(self.age_seconds())),
+            )
+        } else if !s.ready {
+            (ClusterStatus::NotReady, s.since)
+        } else if !s.initial_sync_done {
+            (ClusterStatus::Syncing, s.since)
+        } else if let Some(t) = store_behind {
+            (ClusterStatus::Stale, Some(t))
+        } else if lagging {
+            (ClusterStatus::Stale, s.last_event)
+        } else {
+            (ClusterStatus::Synced, s.synced_at.or(s.since))
+        };
+        let last_error = s.last_sync_error.map(|e| {
+            format!(
+                "{} change(s) could not be stored ({} stored sanitized); last: {e}",
+                s.refused, s.sanitized
+            )
+        });
         ClusterInfo {
             name: self.spec.name.clone(),
-            status: if s.ready { ClusterStatus::Ready } else { ClusterStatus::NotReady },
+            status,
+            since: since.map(|t| t.round(k8s_openapi::jiff::Unit::Second).unwrap_or(t).to_string()),
             version: s.version,
             platform: s.platform,
             host: self.spec.host.clone(),
             is_master: self.spec.is_master,
             resource_types: s.synced_types.len(),
+            types_listed: s.synced_types.len().saturating_sub(s.pending_init.len()),
             objects: self.objects.load(std::sync::atomic::Ordering::Relaxed),
             last_event: s.last_event.map(|t| t.to_string()),
             lag_seconds: s.lag_seconds,
-            message: match (s.message, s.last_sync_error) {
-                (Some(m), _) => Some(m),
-                (None, Some(e)) => Some(format!(
-                    "{} change(s) could not be stored ({} stored sanitized); last: {e}",
-                    s.refused, s.sanitized
-                )),
-                (None, None) => None,
-            },
+            message: s.message,
+            last_error,
         }
     }
 }
+
+/// Changes older than this when written make a cluster `Stale`.
+pub const STALE_LAG_SECONDS: f64 = 30.0;
 
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

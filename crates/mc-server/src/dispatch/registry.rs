@@ -60,10 +60,13 @@ fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
         "platform": state.platform,
         "isMaster": cluster.spec.is_master,
     });
-    let status = if state.ready {
-        json!({"status": "Healthy"})
-    } else {
-        json!({"status": "NotReady", "message": state.message.unwrap_or_default()})
+    // The same words as /v1/clusters and `list clusters` (the original wrote `Healthy`).
+    let info = cluster.info(None);
+    let status = match info.status {
+        mc_types::api::ClusterStatus::NotReady => {
+            json!({"status": info.status.to_string(), "message": state.message.unwrap_or_default()})
+        }
+        other => json!({"status": other.to_string()}),
     };
     (spec, status)
 }

@@ -15,7 +15,8 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn clusters(State(state): State<AppState>) -> Json<Vec<ClusterInfo>> {
-    Json(state.registry.all().iter().map(|c| c.info()).collect())
+    let behind = state.sync.health.failing_since();
+    Json(state.registry.all().iter().map(|c| c.info(behind)).collect())
 }
 
 async fn resources(State(state): State<AppState>) -> Json<Vec<ResourceInfo>> {

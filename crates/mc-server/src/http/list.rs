@@ -203,11 +203,34 @@ async fn run<B: IntoResponse>(
         return super::watch::stream(state, query).await;
     }
     let page = super::query(state, &query).await?;
+    let warnings = staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp = body(page.items).into_response();
     if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
         resp.headers_mut().insert(CONTINUE_HEADER, token);
     }
+    add_warnings(&mut resp, warnings);
     Ok(resp)
+}
+
+/// One `Warning` per cluster that has objects in an answer and is not `Synced` (SPEC §12).
+pub fn staleness_warnings<'a>(state: &AppState, clusters: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let present: std::collections::BTreeSet<&str> = clusters.collect();
+    let behind = state.sync.health.failing_since();
+    present
+        .into_iter()
+        .filter_map(|name| state.registry.get(name))
+        .filter_map(|c| c.info(behind).staleness_warning())
+        .collect()
+}
+
+/// Adds `Warning: 299 - "…"` headers, as Kubernetes does for its own warnings.
+pub fn add_warnings(resp: &mut Response, warnings: Vec<String>) {
+    for w in warnings {
+        let text = format!("299 - \"{}\"", w.replace(['"', '\\'], "'"));
+        if let Ok(v) = HeaderValue::from_str(&text) {
+            resp.headers_mut().append(axum::http::header::WARNING, v);
+        }
+    }
 }
 
 /// `GET /v1/list`: a JSON array of objects.

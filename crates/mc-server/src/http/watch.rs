@@ -22,6 +22,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     query.limit = None;
     query.continue_after = None;
     let snapshot = super::query(state, &query).await?;
+    let warnings = super::list::staleness_warnings(state, snapshot.items.iter().map(|(c, _)| c.as_str()));
     // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
     let mut known: HashSet<(String, String, String)> = HashSet::new();
     let initial: Vec<Bytes> = snapshot
@@ -69,7 +70,9 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
         }
     });
     let body = Body::from_stream(futures::StreamExt::chain(snapshot, changes));
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+    let mut resp = ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response();
+    super::list::add_warnings(&mut resp, warnings);
+    Ok(resp)
 }
 
 fn line(ev: WatchEvent) -> Bytes {

@@ -38,6 +38,9 @@ async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
         let was_ready = cluster.state().ready;
         cluster.set_client(None);
         cluster.update(|s| {
+            if s.ready || s.since.is_none() {
+                s.since = Some(k8s_openapi::jiff::Timestamp::now());
+            }
             s.ready = false;
             s.attempted = true;
             s.initial_sync_done = false;
@@ -64,6 +67,8 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
     let wanted = admitted(&filter, &catalog);
     cluster.set_catalog(catalog);
     cluster.update(|s| {
+        s.since = Some(k8s_openapi::jiff::Timestamp::now());
+        s.synced_at = None;
         s.ready = true;
         s.attempted = true;
         s.message = None;

@@ -45,6 +45,11 @@ impl StoreHealth {
         }
     }
 
+    /// Since when writes are failing; `None` while they pass.
+    pub fn failing_since(&self) -> Option<Timestamp> {
+        self.problem().map(|(_, t)| t)
+    }
+
     /// Why writes are failing, and since when; `None` while they pass.
     pub fn problem(&self) -> Option<(String, Timestamp)> {
         self.failing.lock().unwrap_or_else(|e| e.into_inner()).clone()

@@ -63,6 +63,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     cluster.update(|s| {
                         if s.pending_init.remove(&gvr) && s.pending_init.is_empty() {
                             s.initial_sync_done = true;
+                            s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });

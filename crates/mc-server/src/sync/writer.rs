@@ -138,6 +138,7 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
                         s.pending_init.remove(&gvr);
                         if s.pending_init.is_empty() && !s.initial_sync_done {
                             s.initial_sync_done = true;
+                            s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
                             debug!(cluster = %s.version, "initial sync done");
                         }
                     }),

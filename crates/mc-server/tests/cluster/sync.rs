@@ -411,7 +411,7 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
         if let Some(t) = &token {
             url.push_str(&format!("&continue={t}"));
         }
-        let resp = http.get(url).send().await.unwrap();
+        let resp = http.get(url).bearer_auth(server.token()).send().await.unwrap();
         assert_eq!(resp.status(), StatusCode::OK);
         token = resp.headers().get("x-continue").map(|v| v.to_str().unwrap().to_string());
         let page: Vec<serde_json::Value> = resp.json().await.unwrap();
@@ -453,7 +453,8 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
     let clusters = clusters.as_array().unwrap();
     assert_eq!(clusters.len(), env.clusters.len());
     for c in clusters {
-        assert_eq!(c["status"], "Ready", "{c}");
+        assert_eq!(c["status"], "Synced", "{c}");
+        assert_eq!(c["typesListed"], c["resourceTypes"], "{c}");
         assert_eq!(c["version"], "v1.35.4");
         assert!(c["resourceTypes"].as_u64().unwrap() > 20, "{c}");
         assert!(c["host"].as_str().unwrap().starts_with("https://127.0.0.1:"));
@@ -495,7 +496,7 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
             .to_string()
     };
     assert_eq!(state(&down.name), "NotReady", "{clusters}");
-    assert_eq!(state(&env.clusters[0].name), "Ready", "{clusters}");
+    assert_eq!(state(&env.clusters[0].name), "Synced", "{clusters}");
     let (status, _) = server.get("/v1/list?gvr=v1/pods&limit=0").await;
     assert_eq!(status, StatusCode::OK, "the others are served");
 
@@ -517,7 +518,51 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
     .await;
     let (_, clusters) = server.get("/v1/clusters").await;
     let back = clusters.as_array().unwrap().iter().find(|c| c["name"] == down.name.as_str()).unwrap().clone();
-    assert_eq!(back["status"], "Ready", "{back}");
+    assert_eq!(back["status"], "Synced", "{back}");
+
+    // Down again, with its objects in the store: answers holding them say so.
+    crate::testenv::testenv_command(&["stop-apiserver", "--dir", &dir, &down.name]).unwrap();
+    let restore = Restore(&env, down.name.clone());
+    eventually("NotReady after the outage", Duration::from_secs(60), || async {
+        let (_, clusters) = server.get("/v1/clusters").await;
+        let c = clusters.as_array()?.iter().find(|c| c["name"] == down.name.as_str())?.clone();
+        (c["status"] == "NotReady" && c["since"].is_string()).then_some(())
+    })
+    .await;
+    let resp = reqwest::Client::new()
+        .get(format!("{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&limit=0", server.url))
+        .bearer_auth(server.token())
+        .send()
+        .await
+        .unwrap();
+    let warnings: Vec<String> =
+        resp.headers().get_all("warning").iter().map(|v| v.to_str().unwrap().to_string()).collect();
+    let want = format!("299 - \"cluster {} is NotReady since ", down.name);
+    assert_eq!(warnings.iter().filter(|w| w.starts_with(&want)).count(), 1, "{warnings:?}");
+    assert_eq!(warnings.len(), 1, "only the cluster that is not synced: {warnings:?}");
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert!(
+        body.as_array().unwrap().iter().any(|i| i["clusterName"] == down.name.as_str()),
+        "its rows are still served"
+    );
+    // An answer without its rows carries no warning.
+    let resp = reqwest::Client::new()
+        .get(format!(
+            "{}/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&limit=0",
+            server.url, env.clusters[0].name
+        ))
+        .bearer_auth(server.token())
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.headers().get("warning").is_none());
+    drop(restore);
+    eventually("back once more", Duration::from_secs(60), || async {
+        let (_, clusters) = server.get("/v1/clusters").await;
+        let c = clusters.as_array()?.iter().find(|c| c["name"] == down.name.as_str())?.clone();
+        (c["status"] == "Synced").then_some(())
+    })
+    .await;
     cms.delete("after-outage", &DeleteParams::default()).await.unwrap();
 }
 
@@ -535,7 +580,7 @@ async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
         "{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&name=watched&watch=true",
         server.url
     );
-    let resp = reqwest::get(url).await.unwrap();
+    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.headers()["content-type"], "application/x-ndjson");
     let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
