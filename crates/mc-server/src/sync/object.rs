@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use mc_types::Gvr;
+use mc_types::crd::{GROUP, OWNER_ANNOTATION, REDACTED_ANNOTATION, REDACTED_VALUE};
 use serde_json::Value;
 
 use super::watched::WatchedObject;
@@ -29,9 +30,21 @@ impl Prepare {
         let name = meta.name.clone().filter(|n| !n.is_empty())?;
         let uid = meta.uid.clone().filter(|u| !u.is_empty())?;
         meta.managed_fields = None;
-        let redact = self.redact_secrets && gvr.group.is_empty() && gvr.resource == "secrets";
-        if redact && let Some(a) = meta.annotations.as_mut() {
+        // Only Secrets and MultiClusterResources pay for redaction; every other object keeps the
+        // fast path (its fields are copied as the API server sent them).
+        let secret = self.redact_secrets && gvr.group.is_empty() && gvr.resource == "secrets";
+        let mcr = self.redact_secrets && gvr.group == GROUP && gvr.resource == "multiclusterresources";
+        let mut spec_override: Option<Value> = None;
+        if secret {
+            redact_annotations(&mut meta.annotations);
+        } else if mcr
+            && let Some((_, raw)) = fields.iter().find(|(k, _)| k == "spec")
+            && let Some(spec) = redacted_secret_template(raw.get())
+        {
+            spec_override = Some(spec);
+            let a = meta.annotations.get_or_insert_with(BTreeMap::new);
             a.remove(LAST_APPLIED);
+            a.insert(REDACTED_ANNOTATION.into(), "true".into());
         }
         let labels: BTreeMap<String, String> = meta.labels.clone().unwrap_or_default();
         let owner_uid = meta.owner_references.as_ref().and_then(|refs| {
@@ -52,8 +65,10 @@ impl Prepare {
             out.push(b',');
             serde_json::to_writer(&mut out, key).ok()?;
             out.push(b':');
-            if redact && (key == "data" || key == "stringData") {
+            if secret && (key == "data" || key == "stringData") {
                 serde_json::to_writer(&mut out, &redacted(value.get())).ok()?;
+            } else if let (Some(spec), "spec") = (&spec_override, key.as_str()) {
+                serde_json::to_writer(&mut out, spec).ok()?;
             } else {
                 out.extend_from_slice(value.get().as_bytes());
             }
@@ -75,13 +90,78 @@ impl Prepare {
     }
 }
 
+/// Annotations of a Secret that say nothing secret, kept as they are; every other value is
+/// redacted (an annotation can carry a copy of the data, as last-applied does).
+const ALLOWED_ANNOTATIONS: &[&str] = &[
+    "kubernetes.io/service-account.name",
+    "kubernetes.io/service-account.uid",
+    "meta.helm.sh/release-name",
+    "meta.helm.sh/release-namespace",
+    REDACTED_ANNOTATION,
+    // Which MultiClusterResource a dispatched copy belongs to (drift detection reads it).
+    OWNER_ANNOTATION,
+];
+
+/// A Secret's annotations: last-applied removed, values other than the allow-list redacted, and
+/// the redacted mark added.
+fn redact_annotations(annotations: &mut Option<BTreeMap<String, String>>) {
+    let a = annotations.get_or_insert_with(BTreeMap::new);
+    a.remove(LAST_APPLIED);
+    for (k, v) in a.iter_mut() {
+        if !ALLOWED_ANNOTATIONS.contains(&k.as_str()) {
+            *v = REDACTED_VALUE.into();
+        }
+    }
+    a.insert(REDACTED_ANNOTATION.into(), "true".into());
+}
+
+/// The `spec` of a MultiClusterResource whose template is a Secret, with the template redacted
+/// like a Secret and every customize value redacted; `None` when the template is not a Secret.
+fn redacted_secret_template(spec: &str) -> Option<Value> {
+    let mut spec: Value = serde_json::from_str(spec).ok()?;
+    let template = spec.get_mut("template")?;
+    let is_secret =
+        template["kind"] == "Secret" && template["apiVersion"].as_str().is_none_or(|v| !v.contains('/'));
+    if !is_secret {
+        return None;
+    }
+    for key in ["data", "stringData"] {
+        if let Some(values) = template.get(key) {
+            template[key] = redacted(&values.to_string());
+        }
+    }
+    if let Some(meta) = template.get_mut("metadata").and_then(Value::as_object_mut)
+        && let Some(Value::Object(annotations)) = meta.get_mut("annotations")
+    {
+        annotations.remove(LAST_APPLIED);
+        for (k, v) in annotations.iter_mut() {
+            if !ALLOWED_ANNOTATIONS.contains(&k.as_str()) {
+                *v = Value::String(REDACTED_VALUE.into());
+            }
+        }
+    }
+    // Customize values become the Secret's data in some cluster.
+    if let Some(clusters) = spec.pointer_mut("/customize/clusters").and_then(Value::as_array_mut) {
+        for cluster in clusters {
+            if let Some(actions) = cluster.get_mut("action").and_then(Value::as_array_mut) {
+                for action in actions {
+                    if let Some(value) = action.get_mut("value") {
+                        *value = Value::String(REDACTED_VALUE.into());
+                    }
+                }
+            }
+        }
+    }
+    Some(spec)
+}
+
 /// A Secret's `data` or `stringData` with its keys kept (so counts still show) and every value
-/// dropped.
+/// replaced by [`REDACTED_VALUE`] (never valid base64: it cannot be applied back as a secret).
 fn redacted(json: &str) -> Value {
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(mut map)) => {
             for v in map.values_mut() {
-                *v = Value::String(String::new());
+                *v = Value::String(REDACTED_VALUE.into());
             }
             Value::Object(map)
         }
@@ -121,7 +201,8 @@ mod tests {
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
-        assert_eq!(row.object.value()["data"]["password"], "");
+        assert_eq!(row.object.value()["data"]["password"], "<redacted>");
+        assert_eq!(row.object.value()["metadata"]["annotations"][REDACTED_ANNOTATION], "true");
         assert_eq!(row.object.value()["type"], "Opaque");
         assert_eq!(row.labels["app"], "x");
     }
@@ -155,6 +236,88 @@ mod tests {
             r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","controller":true,"kind":"Y","name":"b","uid":"o2"}],"uid":"u2"},"data":{"k":"v \u00e9"},"binaryData":{}}"#
         );
         assert_eq!(row.owner_uid.as_deref(), Some("o2"), "the controlling owner wins");
+    }
+
+    /// Every secret value of a text, found anywhere in the stored JSON, counted.
+    fn leaks(text: &str, secrets: &[&str]) -> Vec<String> {
+        secrets.iter().filter(|s| text.contains(*s)).map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn no_secret_byte_of_a_secret_is_stored() {
+        let text = json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "s", "namespace": "ns", "uid": "u1",
+                "annotations": {
+                    LAST_APPLIED: "{\"stringData\":{\"password\":\"LAST-APPLIED-SECRET\"}}",
+                    "note": "ANNOTATION-SECRET",
+                    "kubernetes.io/service-account.name": "builder",
+                    OWNER_ANNOTATION: "default/mcr"
+                }},
+            "data": {"key": "REFUQS1TRUNSRVQ="},
+            "stringData": {"password": "STRINGDATA-SECRET"},
+            "type": "Opaque"
+        })
+        .to_string();
+        let obj: WatchedObject = serde_json::from_str(&text).unwrap();
+        let row =
+            Prepare { redact_secrets: true }.stored(&Gvr::new("", "v1", "secrets"), "Secret", obj).unwrap();
+        let stored = row.object.text();
+        let secrets = ["LAST-APPLIED-SECRET", "ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "STRINGDATA-SECRET"];
+        assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
+        let v = row.object.value();
+        assert_eq!(v["data"]["key"], REDACTED_VALUE);
+        assert_eq!(v["stringData"]["password"], REDACTED_VALUE);
+        let annotations = &v["metadata"]["annotations"];
+        assert_eq!(annotations["note"], REDACTED_VALUE);
+        assert_eq!(annotations["kubernetes.io/service-account.name"], "builder");
+        assert_eq!(annotations[OWNER_ANNOTATION], "default/mcr", "drift detection reads the owner");
+        assert_eq!(annotations[REDACTED_ANNOTATION], "true");
+        assert!(annotations.get(LAST_APPLIED).is_none());
+    }
+
+    fn mcr(template: serde_json::Value) -> WatchedObject {
+        let text = json!({
+            "apiVersion": "mulitcluster.practice.com/v1alpha1", "kind": "MultiClusterResource",
+            "metadata": {"name": "m", "namespace": "default", "uid": "u2",
+                "annotations": {LAST_APPLIED: format!("{{\"spec\":{{\"template\":{template}}}}}")}},
+            "spec": {"template": template,
+                     "customize": {"clusters": [{"name": "c1", "action": [
+                        {"op": "add", "path": "/stringData/extra", "value": ["CUSTOMIZE-SECRET"]}]}]}}
+        })
+        .to_string();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn a_secret_template_inside_a_multiclusterresource_is_redacted_everywhere() {
+        let template = json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "copy", "annotations": {"note": "TEMPLATE-ANNOTATION-SECRET"}},
+            "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
+        let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
+        let row =
+            Prepare { redact_secrets: true }.stored(&gvr, "MultiClusterResource", mcr(template)).unwrap();
+        let stored = row.object.text();
+        let secrets =
+            ["TEMPLATE-ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "TEMPLATE-SECRET", "CUSTOMIZE-SECRET"];
+        assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
+        let v = row.object.value();
+        assert_eq!(v["spec"]["template"]["stringData"]["password"], REDACTED_VALUE);
+        assert_eq!(v["spec"]["customize"]["clusters"][0]["action"][0]["value"], REDACTED_VALUE);
+        assert_eq!(v["metadata"]["annotations"][REDACTED_ANNOTATION], "true");
+    }
+
+    #[test]
+    fn other_multiclusterresources_are_stored_as_sent() {
+        let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
+        let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
+        let plain = Prepare { redact_secrets: false }
+            .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
+            .unwrap();
+        let row =
+            Prepare { redact_secrets: true }.stored(&gvr, "MultiClusterResource", mcr(template)).unwrap();
+        assert_eq!(row.object.text(), plain.object.text());
+        assert!(row.object.text().contains("CUSTOMIZE-SECRET"), "not a Secret template: unchanged");
     }
 
     #[test]
