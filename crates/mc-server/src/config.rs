@@ -97,6 +97,8 @@ pub struct Settings {
     pub write_cli_config: bool,
     /// Namespace for the leader Lease and joined clusters' Secrets in the master cluster.
     pub namespace: String,
+    /// Namespaces whose MultiClusterResources may write anywhere (default: `namespace`).
+    pub admin_namespaces: Vec<String>,
 }
 
 impl Settings {
@@ -176,6 +178,11 @@ impl Settings {
             exclude_groups: file.sync.exclude_groups.clone(),
             exclude_resources: file.sync.exclude_resources.clone(),
             write_cli_config: !args.no_cli_config,
+            admin_namespaces: if file.dispatch.admin_namespaces.is_empty() {
+                vec![args.namespace.clone()]
+            } else {
+                file.dispatch.admin_namespaces.clone()
+            },
             namespace: args.namespace,
         })
     }

@@ -50,7 +50,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     if let Some(master) = settings.clusters.iter().find(|c| c.is_master).cloned() {
-        let config = DispatchConfig { namespace: settings.namespace.clone() };
+        let config = DispatchConfig {
+            namespace: settings.namespace.clone(),
+            admin_namespaces: settings.admin_namespaces.clone(),
+        };
         tokio::spawn(dispatch::run(
             master,
             registry.clone(),

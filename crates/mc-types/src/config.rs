@@ -211,6 +211,20 @@ pub struct ServerConfig {
     /// What is synced.
     #[serde(default)]
     pub sync: SyncSection,
+    /// What MultiClusterResources may write.
+    #[serde(default)]
+    pub dispatch: DispatchSection,
+}
+
+/// Dispatch settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DispatchSection {
+    /// Namespaces whose MultiClusterResources may write into other namespaces and cluster-scoped
+    /// kinds. A resource elsewhere writes only into its own namespace. Empty: the server's own
+    /// namespace (`--namespace`, `default` unless set).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admin_namespaces: Vec<String>,
 }
 
 /// One item of `clusters`, wrapped in `metadata` as in the original.
@@ -363,7 +377,8 @@ impl ServerSection {
 
     /// Every configured token with its role: `token` (admin) first, then `tokens`.
     pub fn all_tokens(&self) -> Vec<(String, Role)> {
-        let mut out: Vec<(String, Role)> = self.token().map(|t| (t.to_string(), Role::Admin)).into_iter().collect();
+        let mut out: Vec<(String, Role)> =
+            self.token().map(|t| (t.to_string(), Role::Admin)).into_iter().collect();
         out.extend(self.tokens.iter().map(|t| (t.token.clone(), t.role)));
         out
     }
@@ -845,7 +860,9 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             "clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: \"has a space in it!!\"}]}\n",
         );
         assert!(spaced.contains("server.tokens[0].token must be printable ASCII"), "{spaced}");
-        let role = load_str("clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: reader-token-0123456789, role: root}]}\n");
+        let role = load_str(
+            "clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: reader-token-0123456789, role: root}]}\n",
+        );
         assert!(role.is_err());
     }
 

@@ -67,6 +67,28 @@ pub struct Context {
     pub recorder: Recorder,
     /// Copies by location → what we applied there, for drift triggers.
     pub copies: Mutex<HashMap<CopyKey, AppliedCopy>>,
+    /// Namespaces whose resources may write outside their own namespace.
+    pub admin_namespaces: Vec<String>,
+}
+
+/// Whether a resource in `mcr_namespace` may write `target` (namespace `None`: cluster-scoped).
+/// A tenant writes only into its own namespace; resources in `admin` namespaces write anywhere.
+/// `Err` says why not and how to allow it.
+pub fn permitted(mcr_namespace: &str, target: Option<&str>, admin: &[String]) -> Result<(), String> {
+    if admin.iter().any(|a| a == mcr_namespace) {
+        return Ok(());
+    }
+    match target {
+        Some(ns) if ns == mcr_namespace => Ok(()),
+        Some(ns) => Err(format!(
+            "a MultiClusterResource in namespace {mcr_namespace} may write only into {mcr_namespace}, not into {ns}; \
+             list {mcr_namespace} under dispatch.adminNamespaces to allow it"
+        )),
+        None => Err(format!(
+            "a MultiClusterResource in namespace {mcr_namespace} may not write cluster-scoped objects; \
+             list {mcr_namespace} under dispatch.adminNamespaces to allow it"
+        )),
+    }
 }
 
 /// One cluster's attempt.
@@ -232,6 +254,13 @@ async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> O
             return out;
         }
     };
+    // Checked before any call to the member cluster: a refused resource reads nothing there.
+    let mcr_namespace = mcr.namespace().unwrap_or_else(|| "default".into());
+    if let Err(reason) = permitted(&mcr_namespace, target.namespace.as_deref(), &ctx.admin_namespaces) {
+        out.phase = Phase::Forbidden;
+        out.message = format!("{}: {reason}", target.describe());
+        return out;
+    }
     out.copy = Some((target.gvr.clone(), target.namespace.clone().unwrap_or_default(), target.name.clone()));
     let owner = mcr.owner_key();
     let result = tokio::time::timeout(PER_CLUSTER_TIMEOUT, async {
@@ -315,6 +344,11 @@ async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -
     let object =
         render(&mcr.spec.template, actions_for(mcr, cluster)).unwrap_or_else(|_| mcr.spec.template.clone());
     let target = Target::of(&object, mcr, &member.catalog())?;
+    // What this resource may not write, it may not delete either.
+    let mcr_namespace = mcr.namespace().unwrap_or_else(|| "default".into());
+    if permitted(&mcr_namespace, target.namespace.as_deref(), &ctx.admin_namespaces).is_err() {
+        return Ok(());
+    }
     let api = target.api(client);
     let owner = mcr.owner_key();
     tokio::time::timeout(PER_CLUSTER_TIMEOUT, async {
@@ -396,6 +430,7 @@ async fn write_status(
                 Phase::Applied => (EventType::Normal, "Applied"),
                 Phase::Conflict => (EventType::Warning, "Conflict"),
                 Phase::Deleting => (EventType::Warning, "DeleteFailed"),
+                Phase::Forbidden => (EventType::Warning, "Forbidden"),
                 _ => (EventType::Warning, "ApplyFailed"),
             };
             let note = if o.message.is_empty() {
@@ -522,5 +557,30 @@ impl Target {
             Some(ns) => format!("{} {ns}/{}", self.ar.kind, self.name),
             None => format!("{} {}", self.ar.kind, self.name),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::permitted;
+
+    #[test]
+    fn a_tenant_writes_only_into_its_own_namespace() {
+        let admin = vec!["mc-system".to_string()];
+        assert_eq!(permitted("tenant-a", Some("tenant-a"), &admin), Ok(()));
+        let other = permitted("tenant-a", Some("kube-public"), &admin).unwrap_err();
+        assert!(
+            other.contains("not into kube-public") && other.contains("dispatch.adminNamespaces"),
+            "{other}"
+        );
+        let cluster = permitted("tenant-a", None, &admin).unwrap_err();
+        assert!(cluster.contains("cluster-scoped"), "{cluster}");
+    }
+
+    #[test]
+    fn admin_namespaces_write_anywhere() {
+        let admin = vec!["mc-system".to_string(), "default".to_string()];
+        assert_eq!(permitted("mc-system", Some("kube-public"), &admin), Ok(()));
+        assert_eq!(permitted("default", None, &admin), Ok(()));
     }
 }

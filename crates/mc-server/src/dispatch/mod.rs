@@ -32,6 +32,8 @@ use controller::{Context, error_policy, reconcile};
 pub struct DispatchConfig {
     /// Namespace of the leader Lease.
     pub namespace: String,
+    /// Namespaces whose MultiClusterResources may write outside their own namespace.
+    pub admin_namespaces: Vec<String>,
 }
 
 /// Runs dispatch for the life of the server: connects to the master, installs the CRDs, takes
@@ -70,7 +72,12 @@ pub async fn run(
                 registry.clone(),
                 sync.ready_tx.subscribe(),
             )));
-            tasks.push(tokio::spawn(controller_loop(client.clone(), registry.clone(), sync.clone())));
+            tasks.push(tokio::spawn(controller_loop(
+                client.clone(),
+                registry.clone(),
+                sync.clone(),
+                config.admin_namespaces.clone(),
+            )));
         } else {
             info!("not leading: serving queries only");
         }
@@ -92,13 +99,19 @@ async fn connect_with_retry(master: &ClusterSpec) -> Client {
     }
 }
 
-async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncContext) {
+async fn controller_loop(
+    client: Client,
+    registry: Arc<Registry>,
+    sync: SyncContext,
+    admin_namespaces: Vec<String>,
+) {
     let reporter = Reporter { controller: "kubectl-multicluster".into(), instance: Some(leader::identity()) };
     let ctx = Arc::new(Context {
         master: client.clone(),
         registry,
         recorder: Recorder::new(client.clone(), reporter),
         copies: Mutex::new(HashMap::new()),
+        admin_namespaces,
     });
     let api: Api<MultiClusterResource> = Api::all(client.clone());
     let drift = drift_triggers(sync.notices.subscribe(), ctx.clone());

@@ -149,6 +149,10 @@ pub enum Phase {
     Conflict,
     /// The copy is being removed.
     Deleting,
+    /// The template points outside what this resource may write (another namespace, or a
+    /// cluster-scoped kind, from a namespace not in `dispatch.adminNamespaces`); nothing is
+    /// written.
+    Forbidden,
 }
 
 impl fmt::Display for Phase {
@@ -159,6 +163,7 @@ impl fmt::Display for Phase {
             Phase::Failed => "Failed",
             Phase::Conflict => "Conflict",
             Phase::Deleting => "Deleting",
+            Phase::Forbidden => "Forbidden",
         })
     }
 }
