@@ -561,6 +561,7 @@ impl Target {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::permitted;
 
