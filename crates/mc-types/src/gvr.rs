@@ -143,6 +143,9 @@ impl FromStr for Gvr {
     }
 }
 
+/// Longest resource type accepted (a DNS subdomain group, a version and a resource name fit).
+pub const MAX_GVR_LEN: usize = 253;
+
 /// A resource type as a user wrote it, syntactically valid but not yet resolved.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GvrSpec {
@@ -158,6 +161,13 @@ impl GvrSpec {
     pub fn parse(input: &str) -> Result<Self> {
         if input.is_empty() {
             return Err(GvrError::Empty);
+        }
+        if input.len() > MAX_GVR_LEN {
+            let shown: String = input.chars().take(40).collect();
+            return Err(GvrError::malformed(
+                &format!("{shown}…"),
+                format!("{} characters long; at most {MAX_GVR_LEN} are allowed", input.len()),
+            ));
         }
         if input.chars().any(char::is_whitespace) {
             return Err(GvrError::malformed(input, "contains whitespace"));
@@ -512,7 +522,13 @@ impl ResourceCatalog {
 
 /// Lower is closer; `None` is not a candidate.
 fn closeness(needle: &str, name: &str) -> Option<usize> {
-    let distance = edit_distance(needle, name);
+    // Lengths that differ by more than 2 cannot be within distance 2: no quadratic work for a
+    // long or hostile input.
+    let distance = if needle.chars().count().abs_diff(name.chars().count()) <= 2 {
+        edit_distance(needle, name)
+    } else {
+        3
+    };
     if distance <= 2 {
         Some(distance + 1)
     } else if name.starts_with(needle) {
@@ -949,6 +965,17 @@ mod tests {
         assert_eq!(back, catalog);
         assert_eq!(back.len(), 1);
         assert!(!back.is_empty());
+    }
+
+    #[test]
+    fn oversize_types_are_refused_before_any_work_and_not_echoed() {
+        let long = "x".repeat(64 * 1024);
+        let e = GvrSpec::parse(&long).unwrap_err().to_string();
+        assert!(e.contains("at most 253") && e.len() < 200, "{e}");
+        assert!(GvrSpec::parse(&"x".repeat(253)).is_ok());
+        // An unknown long name finds no candidates, cheaply.
+        let catalog = ResourceCatalog::new(vec![]);
+        assert!(catalog.resolve_str(&"q".repeat(253)).is_err());
     }
 
     #[test]

@@ -9,6 +9,16 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
+/// Most requirements one selector may have (label or field); more are refused before any work.
+pub const MAX_REQUIREMENTS: usize = 64;
+/// Longest selector text accepted.
+pub const MAX_SELECTOR_LEN: usize = 4096;
+/// Most values of one `in`/`notin` set.
+pub const MAX_SET_VALUES: usize = 64;
+/// Longest field path or field value accepted (Kubernetes bounds neither; an object field's value
+/// compared here is at most this long in practice: names, phases, node names).
+pub const MAX_FIELD_LEN: usize = 1024;
+
 /// Why a selector could not be parsed. Every message is one line and quotes the offending text.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SelectorError {
@@ -35,6 +45,18 @@ pub enum SelectorError {
         value: String,
         /// Which rule it breaks.
         reason: String,
+    },
+    /// The selector is larger than the server accepts (text, requirements or set values).
+    #[error("{what} has {actual} {unit}; at most {limit} are allowed")]
+    TooLarge {
+        /// What is too large, e.g. "label selector".
+        what: &'static str,
+        /// What was counted, e.g. "requirements".
+        unit: &'static str,
+        /// The size found.
+        actual: usize,
+        /// The limit.
+        limit: usize,
     },
     /// A field selector term is not `field=value`, `field==value` or `field!=value`.
     #[error("invalid field selector {input:?}: {reason}")]
@@ -88,6 +110,14 @@ impl Requirement {
         let key = key.into();
         validate_key(&key)?;
         let mut values: Vec<String> = values.into_iter().map(Into::into).collect();
+        if values.len() > MAX_SET_VALUES {
+            return Err(SelectorError::TooLarge {
+                what: "a label set",
+                unit: "values",
+                actual: values.len(),
+                limit: MAX_SET_VALUES,
+            });
+        }
         for v in &values {
             validate_value(v)?;
         }
@@ -147,6 +177,14 @@ impl LabelSelector {
     /// Parses the Kubernetes label selector syntax. Requirements are kept sorted by key, as
     /// Kubernetes does, so equal selectors print the same.
     pub fn parse(input: &str) -> Result<Self, SelectorError> {
+        if input.len() > MAX_SELECTOR_LEN {
+            return Err(SelectorError::TooLarge {
+                what: "label selector",
+                unit: "characters",
+                actual: input.len(),
+                limit: MAX_SELECTOR_LEN,
+            });
+        }
         let tokens = lex(input)?;
         let mut parser = Parser { input, tokens, pos: 0 };
         let mut requirements = Vec::new();
@@ -155,6 +193,9 @@ impl LabelSelector {
         }
         loop {
             requirements.push(parser.requirement()?);
+            if requirements.len() > MAX_REQUIREMENTS {
+                return Err(too_many(input.split(',').count()));
+            }
             match parser.next() {
                 Token::End => break,
                 Token::Comma => {}
@@ -176,10 +217,13 @@ impl LabelSelector {
         K: Into<String>,
         V: Into<String>,
     {
-        let requirements = pairs
-            .into_iter()
-            .map(|(k, v)| Requirement::new(k, Operator::Equals, [v.into()]))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut requirements = Vec::new();
+        for (i, (k, v)) in pairs.into_iter().enumerate() {
+            if i == MAX_REQUIREMENTS {
+                return Err(too_many(i + 1));
+            }
+            requirements.push(Requirement::new(k, Operator::Equals, [v.into()])?);
+        }
         Ok(Self::from_requirements(requirements))
     }
 
@@ -187,6 +231,16 @@ impl LabelSelector {
     pub fn extend(&mut self, other: LabelSelector) {
         self.requirements.extend(other.requirements);
         self.requirements.sort_by(|a, b| a.key.cmp(&b.key));
+    }
+
+    /// Adds the requirements of `other`, refusing a result of more than [`MAX_REQUIREMENTS`].
+    pub fn try_extend(&mut self, other: LabelSelector) -> Result<(), SelectorError> {
+        let total = self.requirements.len() + other.requirements.len();
+        if total > MAX_REQUIREMENTS {
+            return Err(too_many(total));
+        }
+        self.extend(other);
+        Ok(())
     }
 
     /// The requirements, sorted by key.
@@ -455,9 +509,22 @@ fn check_name_chars(s: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Input as shown in an error: at most 80 characters, so an oversize input is not echoed whole.
+fn shown(input: &str) -> String {
+    if input.chars().count() <= 80 {
+        input.to_string()
+    } else {
+        input.chars().take(80).chain(['…']).collect()
+    }
+}
+
+fn too_many(actual: usize) -> SelectorError {
+    SelectorError::TooLarge { what: "label selector", unit: "requirements", actual, limit: MAX_REQUIREMENTS }
+}
+
 /// Validates a label key: an optional DNS-subdomain prefix (≤ 253) and `/`, then a name (≤ 63).
 pub fn validate_key(key: &str) -> Result<(), SelectorError> {
-    let bad = |reason: &str| SelectorError::InvalidKey { key: key.to_string(), reason: reason.to_string() };
+    let bad = |reason: &str| SelectorError::InvalidKey { key: shown(key), reason: reason.to_string() };
     let (prefix, name) = match key.split_once('/') {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),
@@ -495,8 +562,7 @@ pub fn validate_value(value: &str) -> Result<(), SelectorError> {
     if value.is_empty() {
         return Ok(());
     }
-    let bad =
-        |reason: &str| SelectorError::InvalidValue { value: value.to_string(), reason: reason.to_string() };
+    let bad = |reason: &str| SelectorError::InvalidValue { value: shown(value), reason: reason.to_string() };
     if value.len() > 63 {
         return Err(bad("must be at most 63 characters"));
     }
@@ -590,7 +656,31 @@ impl FieldSelector {
         if input.trim().is_empty() {
             return Ok(Self::default());
         }
+        if input.len() > MAX_SELECTOR_LEN {
+            return Err(SelectorError::TooLarge {
+                what: "field selector",
+                unit: "characters",
+                actual: input.len(),
+                limit: MAX_SELECTOR_LEN,
+            });
+        }
         for term in split_unescaped(input, ',') {
+            if requirements.len() == MAX_REQUIREMENTS {
+                return Err(SelectorError::TooLarge {
+                    what: "field selector",
+                    unit: "requirements",
+                    actual: split_unescaped(input, ',').len(),
+                    limit: MAX_REQUIREMENTS,
+                });
+            }
+            if term.len() > MAX_FIELD_LEN {
+                return Err(SelectorError::TooLarge {
+                    what: "a field selector term",
+                    unit: "characters",
+                    actual: term.len(),
+                    limit: MAX_FIELD_LEN,
+                });
+            }
             requirements.push(parse_field_term(input, &term)?);
         }
         Ok(Self { requirements })
@@ -705,6 +795,29 @@ fn unescape_field_value(raw: &str) -> Result<String, String> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn oversize_selectors_are_refused_with_the_limit() {
+        let at = (0..MAX_REQUIREMENTS).map(|i| format!("!k{i}")).collect::<Vec<_>>().join(",");
+        assert_eq!(LabelSelector::parse(&at).unwrap().requirements().len(), MAX_REQUIREMENTS);
+        let over = format!("{at},!one-more");
+        let e = LabelSelector::parse(&over).unwrap_err().to_string();
+        assert_eq!(e, "label selector has 65 requirements; at most 64 are allowed");
+        let long = "a,".repeat(3000);
+        assert!(LabelSelector::parse(&long).unwrap_err().to_string().contains("at most 4096"));
+        let set = (0..65).map(|i| format!("v{i}")).collect::<Vec<_>>().join(",");
+        assert!(
+            LabelSelector::parse(&format!("k in ({set})")).unwrap_err().to_string().contains("at most 64")
+        );
+        let pairs: Vec<(String, String)> = (0..65).map(|i| (format!("k{i}"), "v".to_string())).collect();
+        assert!(LabelSelector::from_equalities(pairs.clone()).is_err());
+        let mut a = LabelSelector::from_equalities(pairs[..40].to_vec()).unwrap();
+        let b = LabelSelector::from_equalities(pairs[40..].to_vec()).unwrap();
+        assert!(a.try_extend(b).is_err());
+        let fields = (0..65).map(|i| format!("metadata.name!=n{i}")).collect::<Vec<_>>().join(",");
+        assert!(FieldSelector::parse(&fields).unwrap_err().to_string().contains("at most 64"));
+        assert!(FieldSelector::parse(&format!("metadata.name={}", "n".repeat(2000))).is_err());
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -146,7 +146,7 @@ impl ListRequest {
             let parsed = LabelSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
             labels = Some(match labels {
                 Some(mut l) => {
-                    l.extend(parsed);
+                    l.try_extend(parsed).map_err(|e| ApiError::bad_request(e.to_string()))?;
                     l
                 }
                 None => parsed,
