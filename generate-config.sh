@@ -2,15 +2,18 @@
 # Writes the kubectl-multicluster config (~/.multi-cluster-operator/config), as the original did:
 #
 #   ./generate-config.sh --ip localhost --port 31888 --config /root/.kube/config [--token T] [--force]
+#                        [--certificate-authority CA.crt]
 #
 # --ip/--port: where mc-server listens; --config: the master cluster's kubeconfig (used by
-# `kubectl multicluster apply/delete`); --token: bearer token when the server requires one.
+# `kubectl multicluster apply/delete`); --token: the server's bearer token (mc-server requires
+# one; a generated one is in its <data-dir>/token); --certificate-authority: the CA of an HTTPS
+# server (use --ip https://HOST).
 # The file goes to $KUBECTL_MULTICLUSTER_CONFIG if set, else ~/.multi-cluster-operator/config
 # (--output FILE overrides both). An existing file is kept unless --force is given.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 --ip IP --port PORT --config KUBECONFIG [--token TOKEN] [--force] [--output FILE]" >&2
+  echo "usage: $0 --ip IP --port PORT --config KUBECONFIG [--token TOKEN] [--certificate-authority FILE] [--force] [--output FILE]" >&2
   exit 2
 }
 fail() {
@@ -18,7 +21,7 @@ fail() {
   exit 1
 }
 
-ip="" port="" kubeconfig="" token="" force=false
+ip="" port="" kubeconfig="" token="" ca="" force=false
 output=${KUBECTL_MULTICLUSTER_CONFIG:-$HOME/.multi-cluster-operator/config}
 while [[ $# -gt 0 ]]; do
   arg=$1
@@ -36,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --port) port=$value ;;
     --config) kubeconfig=$value ;;
     --token) token=$value ;;
+    --certificate-authority) ca=$value ;;
     --output) output=$value ;;
     --force) force=true ;;
     -h | --help) usage ;;
@@ -50,6 +54,10 @@ done
 [[ $port =~ ^[0-9]+$ ]] && ((port >= 1 && port <= 65535)) || fail "--port must be a number from 1 to 65535, got \"$port\""
 [[ -f $kubeconfig ]] || echo "warning: kubeconfig $kubeconfig does not exist (yet); apply and delete need it" >&2
 [[ $kubeconfig == /* ]] && abs_kubeconfig=$kubeconfig || abs_kubeconfig="$(pwd)/$kubeconfig"
+if [[ -n $ca ]]; then
+  [[ -f $ca ]] || fail "--certificate-authority $ca does not exist"
+  [[ $ca == /* ]] || ca="$(pwd)/$ca"
+fi
 
 if [[ -e $output && $force != true ]]; then
   fail "$output already exists; pass --force to overwrite it"
@@ -74,6 +82,7 @@ tmp=$(mktemp "$(dirname "$output")/.config.XXXXXX")
   echo "serverPort: $port"
   echo "masterClusterKubeConfigPath: $(quote "$abs_kubeconfig")"
   [[ -z $token ]] || echo "token: '${token//\'/\'\'}'"
+  [[ -z $ca ]] || echo "certificateAuthority: $(quote "$ca")"
 } >"$tmp"
 chmod 600 "$tmp"
 mv -f "$tmp" "$output"

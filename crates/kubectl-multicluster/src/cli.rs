@@ -26,6 +26,16 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "TOKEN")]
     pub token: Option<String>,
 
+    /// PEM CA bundle that signs mc-server's HTTPS certificate; overrides certificateAuthority in
+    /// the config file [env: MC_CERTIFICATE_AUTHORITY]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub certificate_authority: Option<PathBuf>,
+
+    /// Do not verify mc-server's HTTPS certificate (throwaway tests only) [env:
+    /// MC_INSECURE_SKIP_TLS_VERIFY]
+    #[arg(long, global = true)]
+    pub insecure_skip_tls_verify: bool,
+
     /// Debug logs on stderr (-vv for more)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -244,6 +254,14 @@ pub struct JoinArgs {
     /// Context in the kubeconfig (default: its current context)
     #[arg(long, value_name = "CONTEXT")]
     pub context: Option<String>,
+
+    /// Wait until the cluster is Synced (every type listed and stored), showing progress
+    #[arg(long)]
+    pub wait: bool,
+
+    /// How long --wait waits, e.g. 90s or 5m
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: Duration,
 }
 
 /// `unjoin` arguments.
@@ -289,8 +307,14 @@ pub fn normalize_args(args: Vec<OsString>) -> Vec<OsString> {
     while i < args.len() {
         let Some(arg) = args[i].to_str() else { return args };
         match arg {
-            "--server" | "--token" => i += 2,
-            _ if arg.starts_with("--server=") || arg.starts_with("--token=") => i += 1,
+            "--server" | "--token" | "--certificate-authority" => i += 2,
+            "--insecure-skip-tls-verify" => i += 1,
+            _ if arg.starts_with("--server=")
+                || arg.starts_with("--token=")
+                || arg.starts_with("--certificate-authority=") =>
+            {
+                i += 1
+            }
             _ if arg.starts_with('-') => return args,
             _ if VERBS.contains(&arg) => return args,
             _ => {

@@ -41,6 +41,16 @@ pub enum Error {
         /// What the user can do about it.
         hint: Option<String>,
     },
+    /// The CA bundle for mc-server's certificate cannot be used (not retryable: fix the file).
+    #[error("certificate authority {file} (from {origin}): {reason}")]
+    CertificateAuthority {
+        /// The file.
+        file: String,
+        /// Where it was configured.
+        origin: Origin,
+        /// What is wrong.
+        reason: String,
+    },
     /// The server's answer could not be understood (a different server on that port?).
     #[error("unexpected answer from {url}: {reason}")]
     Protocol {
@@ -122,9 +132,29 @@ pub struct Client {
 impl Client {
     /// A client for the server settings resolved from flags, environment and config.
     pub fn new(target: ServerTarget) -> Result<Self> {
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
-            .user_agent(concat!("kubectl-multicluster/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("kubectl-multicluster/", env!("CARGO_PKG_VERSION")));
+        if let Some((file, origin)) = &target.tls.certificate_authority {
+            let bad = |reason: String| Error::CertificateAuthority {
+                file: file.display().to_string(),
+                origin: origin.clone(),
+                reason,
+            };
+            let pem = std::fs::read(file).map_err(|e| bad(format!("cannot read: {e}")))?;
+            let certs =
+                reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| bad(format!("not PEM: {e}")))?;
+            if certs.is_empty() {
+                return Err(bad("holds no PEM certificate".into()));
+            }
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if target.tls.insecure_skip_verify {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
+        let http = builder
             .build()
             .map_err(|e| Error::Protocol { url: target.url.clone(), reason: e.to_string() })?;
         Ok(Client { http, target })
@@ -283,9 +313,10 @@ impl Client {
             Error::Unreachable {
                 url: self.target.url.clone(),
                 origin: self.target.origin.clone(),
-                reason: reason(&e),
+                reason: self.transport_reason(&e),
             }
         })?;
+        print_warnings(&resp);
         let status = resp.status();
         debug!(%method, %url, status = status.as_u16(), elapsed_ms = start.elapsed().as_millis() as u64, "mc-server answered");
         if status.is_success() {
@@ -300,8 +331,13 @@ impl Client {
             Err(_) => (text.trim().chars().take(200).collect(), vec![]),
         };
         let hint = match status {
-            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Some(format!(
-                "set token in the config file, pass --token or set {TOKEN_ENV}; server from {}",
+            StatusCode::UNAUTHORIZED => Some(format!(
+                "mc-server needs a token: set token: in the config file, pass --token or set {TOKEN_ENV} \
+                 (the server's generated token is in its <data-dir>/token); server from {}",
+                self.target.origin
+            )),
+            StatusCode::FORBIDDEN => Some(format!(
+                "this needs an admin token: pass one with --token or {TOKEN_ENV}; server from {}",
                 self.target.origin
             )),
             _ => None,
@@ -352,6 +388,49 @@ pub struct RawListItem<'a> {
     pub object: &'a RawValue,
 }
 
+impl Client {
+    /// A transport error in a few words, with what to do about a TLS problem.
+    fn transport_reason(&self, err: &reqwest::Error) -> String {
+        let text = reason(err);
+        let lower = text.to_ascii_lowercase();
+        let https = self.target.url.starts_with("https://");
+        if https
+            && (lower.contains("certificate")
+                || lower.contains("unknownissuer")
+                || lower.contains("invalid peer"))
+        {
+            format!(
+                "TLS verification of the server failed ({text}); pass --certificate-authority FILE or set \
+                 certificateAuthority in the config file"
+            )
+        } else if !https
+            && (lower.contains("connection closed")
+                || lower.contains("reset")
+                || lower.contains("incomplete message"))
+        {
+            format!("{text}; if the server speaks HTTPS only, use an https:// URL")
+        } else {
+            text
+        }
+    }
+}
+
+/// Prints the server's `Warning` headers on stderr, as kubectl does (`Warning: text`).
+fn print_warnings(resp: &Response) {
+    for value in resp.headers().get_all(reqwest::header::WARNING) {
+        let Ok(text) = value.to_str() else { continue };
+        eprintln!("Warning: {}", warning_text(text));
+    }
+}
+
+/// The text of a `299 - "text"` warning (the whole header when it has another shape).
+pub fn warning_text(header: &str) -> &str {
+    let rest = header.trim();
+    let Some(rest) = rest.strip_prefix("299 ") else { return rest };
+    let rest = rest.split_once(' ').map_or(rest, |(_, r)| r).trim();
+    rest.strip_prefix('"').and_then(|r| r.rsplit_once('"')).map_or(rest, |(t, _)| t)
+}
+
 /// The innermost cause of a transport error, in a few words: `connection refused`.
 fn reason(err: &reqwest::Error) -> String {
     if err.is_timeout() {
@@ -370,5 +449,21 @@ fn reason(err: &reqwest::Error) -> String {
     match chars.next() {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => "unknown error".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warning_text;
+
+    #[test]
+    fn warnings_print_their_text_like_kubectl() {
+        assert_eq!(
+            warning_text(
+                r#"299 - "cluster tencent4 is NotReady since 2026-11-24T01:02:03Z: its objects may be stale""#
+            ),
+            "cluster tencent4 is NotReady since 2026-11-24T01:02:03Z: its objects may be stale"
+        );
+        assert_eq!(warning_text("something else"), "something else");
     }
 }

@@ -13,6 +13,10 @@ pub const CONFIG_ENV: &str = "KUBECTL_MULTICLUSTER_CONFIG";
 pub const SERVER_ENV: &str = "MC_SERVER";
 /// Environment variable overriding the token.
 pub const TOKEN_ENV: &str = "MC_TOKEN";
+/// Environment variable naming the CA bundle of mc-server's certificate.
+pub const CA_ENV: &str = "MC_CERTIFICATE_AUTHORITY";
+/// Environment variable turning certificate verification off (`true`).
+pub const INSECURE_ENV: &str = "MC_INSECURE_SKIP_TLS_VERIFY";
 
 /// How to create a config, for error messages.
 pub const HOW_TO_CREATE: &str = "generate-config.sh --ip IP --port PORT --config KUBECONFIG";
@@ -88,6 +92,10 @@ pub struct Overrides {
     pub server: Option<String>,
     /// `--token`.
     pub token: Option<String>,
+    /// `--certificate-authority`.
+    pub certificate_authority: Option<PathBuf>,
+    /// `--insecure-skip-tls-verify`.
+    pub insecure_skip_tls_verify: bool,
 }
 
 /// How to reach mc-server.
@@ -99,6 +107,17 @@ pub struct ServerTarget {
     pub origin: Origin,
     /// Bearer token, if any.
     pub token: Option<String>,
+    /// How to verify an `https://` server.
+    pub tls: TlsSettings,
+}
+
+/// How the plugin verifies mc-server's certificate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// A PEM CA bundle to trust (besides none other: the server's own CA), with where it came from.
+    pub certificate_authority: Option<(PathBuf, Origin)>,
+    /// Skip verification altogether.
+    pub insecure_skip_verify: bool,
 }
 
 /// Resolves settings from flags, environment and the config file, reading the file only when
@@ -153,15 +172,28 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
                 .or_else(|| (self.env)(var).map(|v| (v, Origin::Env(var))))
         };
         let token = flag_or_env(&self.overrides.token, "--token", TOKEN_ENV).map(|(t, _)| t);
+        let ca_flag = self.overrides.certificate_authority.as_ref().map(|p| p.display().to_string());
+        let ca = flag_or_env(&ca_flag, "--certificate-authority", CA_ENV).map(|(p, o)| (PathBuf::from(p), o));
+        let insecure = self.overrides.insecure_skip_tls_verify
+            || (self.env)(INSECURE_ENV).is_some_and(|v| v == "true" || v == "1");
         if let Some((url, origin)) = flag_or_env(&self.overrides.server, "--server", SERVER_ENV) {
-            // The file may still hold the token; a broken or missing file does not matter here.
-            let token = token.or_else(|| self.config().ok().and_then(|(_, c)| c.token));
-            return Ok(ServerTarget { url: normalize_url(&url, &origin)?, origin, token });
+            // The file may still hold the token and CA; a broken or missing file does not matter.
+            let file = self.config().ok();
+            let token = token.or_else(|| file.as_ref().and_then(|(_, c)| c.token.clone()));
+            let tls = TlsSettings {
+                certificate_authority: ca.or_else(|| file.as_ref().and_then(|(p, c)| file_ca(p, c))),
+                insecure_skip_verify: insecure,
+            };
+            return Ok(ServerTarget { url: normalize_url(&url, &origin)?, origin, token, tls });
         }
         let (path, config) = self.config()?;
+        let tls = TlsSettings {
+            certificate_authority: ca.or_else(|| file_ca(&path, &config)),
+            insecure_skip_verify: insecure || config.insecure_skip_tls_verify == Some(true),
+        };
         let origin = Origin::File { path, keys: "serverIP/serverPort" };
         let url = normalize_url(&config.server_url(), &origin)?;
-        Ok(ServerTarget { url, origin, token: token.or(config.token.filter(|t| !t.is_empty())) })
+        Ok(ServerTarget { url, origin, token: token.or(config.token.filter(|t| !t.is_empty())), tls })
     }
 
     /// The master cluster's kubeconfig: `--kubeconfig`, else `masterClusterKubeConfigPath`.
@@ -180,6 +212,14 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
         };
         Ok((kubeconfig, Origin::File { path, keys: "masterClusterKubeConfigPath" }))
     }
+}
+
+/// The config file's `certificateAuthority`, relative to the file's directory.
+fn file_ca(path: &Path, config: &CliConfig) -> Option<(PathBuf, Origin)> {
+    let ca = config.certificate_authority.as_deref().map(str::trim).filter(|c| !c.is_empty())?;
+    let ca = Path::new(ca);
+    let full = if ca.is_relative() { path.parent().unwrap_or(Path::new("")).join(ca) } else { ca.to_owned() };
+    Some((full, Origin::File { path: path.to_owned(), keys: "certificateAuthority" }))
 }
 
 /// `host:port` → `http://host:port`; a trailing slash is dropped.
@@ -245,6 +285,35 @@ mod tests {
         "serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n";
 
     #[test]
+    fn the_certificate_authority_comes_from_flag_env_or_file() {
+        let f = Fixture::new(
+            "tls",
+            Some("serverIP: https://mc.local\nserverPort: 443\ncertificateAuthority: ca.crt\n"),
+        );
+        let target = f.settings(Overrides::default(), &[]).server().unwrap();
+        assert_eq!(target.url, "https://mc.local:443");
+        let (ca, origin) = target.tls.certificate_authority.unwrap();
+        assert_eq!(ca, f.dir.join(".multi-cluster-operator/ca.crt"), "relative to the config file");
+        assert!(origin.to_string().starts_with("certificateAuthority in "));
+        assert!(!target.tls.insecure_skip_verify);
+        let env = f
+            .settings(Overrides::default(), &[(CA_ENV, "/env/ca.pem"), (INSECURE_ENV, "true")])
+            .server()
+            .unwrap();
+        assert_eq!(env.tls.certificate_authority.unwrap().0, PathBuf::from("/env/ca.pem"));
+        assert!(env.tls.insecure_skip_verify);
+        let flag = Overrides { certificate_authority: Some("/flag/ca.pem".into()), ..Default::default() };
+        let flag = f.settings(flag, &[(CA_ENV, "/env/ca.pem")]).server().unwrap();
+        assert_eq!(
+            flag.tls.certificate_authority.unwrap(),
+            (PathBuf::from("/flag/ca.pem"), Origin::Flag("--certificate-authority"))
+        );
+        let insecure =
+            Fixture::new("tls-insecure", Some("serverIP: https://mc.local\ninsecureSkipTlsVerify: true\n"));
+        assert!(insecure.settings(Overrides::default(), &[]).server().unwrap().tls.insecure_skip_verify);
+    }
+
+    #[test]
     fn the_original_config_names_the_server_and_the_master() {
         let f = Fixture::new("original", Some(ORIGINAL));
         let s = f.settings(Overrides::default(), &[]);
@@ -263,8 +332,14 @@ mod tests {
     fn flags_beat_the_environment_which_beats_the_file() {
         let f = Fixture::new("precedence", Some("serverIP: file\nserverPort: 1\ntoken: file-token\n"));
         let env = [(SERVER_ENV, "env:2"), (TOKEN_ENV, "env-token")];
-        let s =
-            f.settings(Overrides { server: Some("flag:3".into()), token: Some("flag-token".into()) }, &env);
+        let s = f.settings(
+            Overrides {
+                server: Some("flag:3".into()),
+                token: Some("flag-token".into()),
+                ..Default::default()
+            },
+            &env,
+        );
         let t = s.server().unwrap();
         assert_eq!(
             (t.url.as_str(), t.origin, t.token.as_deref()),

@@ -214,6 +214,10 @@ impl Settings {
             server_port: self.listen.port(),
             master_cluster_kube_config_path: master,
             token: self.admin_token().map(String::from),
+            // A self-signed certificate is its own authority; for one from a CA, the operator
+            // puts that CA here instead.
+            certificate_authority: self.tls.as_ref().map(|(cert, _)| cert.display().to_string()),
+            insecure_skip_tls_verify: None,
         };
         if path.exists() {
             let mut existing = CliConfig::load(&path).ok()?;

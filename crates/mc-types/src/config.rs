@@ -633,6 +633,13 @@ pub struct CliConfig {
     /// Bearer token for mc-server (new, optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    /// PEM CA bundle that signs mc-server's HTTPS certificate (new, optional); a relative path is
+    /// relative to this file's directory.
+    #[serde(rename = "certificateAuthority", default, skip_serializing_if = "Option::is_none")]
+    pub certificate_authority: Option<String>,
+    /// Do not verify mc-server's HTTPS certificate (new, optional; for throwaway tests only).
+    #[serde(rename = "insecureSkipTlsVerify", default, skip_serializing_if = "Option::is_none")]
+    pub insecure_skip_tls_verify: Option<bool>,
 }
 
 impl CliConfig {
@@ -1154,6 +1161,8 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             server_port: 31888,
             master_cluster_kube_config_path: "/root/.kube/config".into(),
             token: Some("t".into()),
+            certificate_authority: Some("/etc/mc/ca.crt".into()),
+            insecure_skip_tls_verify: None,
         };
         config.save(&file).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
@@ -1176,6 +1185,8 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             server_port: 31888,
             master_cluster_kube_config_path: String::new(),
             token: None,
+            certificate_authority: None,
+            insecure_skip_tls_verify: None,
         };
         assert_eq!(with("::1").server_url(), "http://[::1]:31888");
         assert_eq!(with("[::1]").server_url(), "http://[::1]:31888");

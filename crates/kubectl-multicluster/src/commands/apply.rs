@@ -25,6 +25,10 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
     if manifests.is_empty() {
         anyhow::bail!("no objects passed to apply");
     }
+    // Nothing of a file is applied when one of its objects was read back redacted.
+    if let Some(reason) = manifests.iter().find_map(redacted) {
+        anyhow::bail!(reason);
+    }
     let master = Master::connect(settings, &args.master).await?;
     let mut failed = false;
     for manifest in manifests {
@@ -40,6 +44,32 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
         }
     }
     Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Why an object must not be applied: it (or a MultiClusterResource's template) was read from
+/// mc-server with its secret values replaced, and applying it would overwrite the real ones.
+pub fn redacted(manifest: &Manifest) -> Option<String> {
+    let marked = |o: &Value| {
+        o.pointer("/metadata/annotations")
+            .and_then(|a| a.get(mc_types::crd::REDACTED_ANNOTATION))
+            .and_then(Value::as_str)
+            == Some("true")
+    };
+    let object = &manifest.object;
+    if !marked(object) && !object.pointer("/spec/template").is_some_and(marked) {
+        return None;
+    }
+    let kind = object["kind"].as_str().unwrap_or("object");
+    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+    let name = match object.pointer("/metadata/namespace").and_then(Value::as_str) {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    };
+    Some(format!(
+        "{kind} {name} in {} was read from mc-server with its secret values redacted (\"{}\"); applying it would overwrite the real values — edit the original manifest instead",
+        manifest.source,
+        mc_types::crd::REDACTED_VALUE
+    ))
 }
 
 /// Applies one object; the line to print, or the error line.
@@ -168,6 +198,26 @@ fn stable(obj: &Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn objects_read_back_redacted_are_refused() {
+        let manifest = |object: Value| Manifest { source: "s.yaml".into(), object };
+        let secret = json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "db", "namespace": "ns", "annotations": {"mulitcluster.practice.com/redacted": "true"}},
+            "data": {"password": "<redacted>"}});
+        let reason = redacted(&manifest(secret)).unwrap();
+        assert!(
+            reason.starts_with(
+                "Secret ns/db in s.yaml was read from mc-server with its secret values redacted"
+            ),
+            "{reason}"
+        );
+        let mcr = json!({"kind": "MultiClusterResource", "metadata": {"name": "m"},
+            "spec": {"template": {"kind": "Secret", "metadata": {"annotations": {"mulitcluster.practice.com/redacted": "true"}}}}});
+        assert!(redacted(&manifest(mcr)).is_some());
+        let plain = json!({"kind": "Secret", "metadata": {"name": "db"}, "stringData": {"password": "x"}});
+        assert!(redacted(&manifest(plain)).is_none());
+    }
 
     #[test]
     fn a_manifest_is_a_subset_of_the_object_the_server_filled_in() {

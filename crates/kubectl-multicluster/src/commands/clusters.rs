@@ -37,7 +37,8 @@ pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// `NAME VERSION HOST PLATFORM ISMASTER STATUS`; wide adds sync figures.
+/// `NAME VERSION HOST PLATFORM ISMASTER STATUS`; wide adds how fresh the cluster's objects are:
+/// since when it has that status, types listed/total, objects, last event, lag and the reason.
 pub fn write_table(
     out: &mut dyn Write,
     clusters: &[ClusterInfo],
@@ -48,7 +49,7 @@ pub fn write_table(
     let mut header: Vec<String> =
         ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"].map(String::from).to_vec();
     if wide {
-        header.extend(["RESOURCES", "OBJECTS", "LAST EVENT", "LAG", "MESSAGE"].map(String::from));
+        header.extend(["SINCE", "TYPES", "OBJECTS", "LAST EVENT", "LAG", "MESSAGE"].map(String::from));
     }
     let dash = |s: &str| if s.is_empty() { "-".to_owned() } else { s.to_owned() };
     let rows: Vec<Vec<String>> = clusters
@@ -63,7 +64,14 @@ pub fn write_table(
                 c.status.to_string(),
             ];
             if wide {
-                row.push(c.resource_types.to_string());
+                row.push(c.since.as_deref().map_or("-".into(), |t| time::since(Some(t), ctx.now)));
+                // Listed of total; a server that does not say counts every type as listed.
+                let listed = if c.types_listed == 0 && c.status.is_synced() {
+                    c.resource_types
+                } else {
+                    c.types_listed
+                };
+                row.push(format!("{listed}/{}", c.resource_types));
                 row.push(c.objects.to_string());
                 row.push(
                     c.last_event
@@ -71,7 +79,7 @@ pub fn write_table(
                         .map_or("-".into(), |t| format!("{} ago", time::since(Some(t), ctx.now))),
                 );
                 row.push(c.lag_seconds.map_or("-".into(), lag));
-                row.push(c.message.clone().unwrap_or_default());
+                row.push(c.message.clone().or_else(|| c.last_error.clone()).unwrap_or_default());
             }
             row
         })

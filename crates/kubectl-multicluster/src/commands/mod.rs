@@ -21,7 +21,12 @@ use crate::config::{Overrides, Settings};
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
-    let settings = Settings::from_process(Overrides { server: cli.server.clone(), token: cli.token.clone() });
+    let settings = Settings::from_process(Overrides {
+        server: cli.server.clone(),
+        token: cli.token.clone(),
+        certificate_authority: cli.certificate_authority.clone(),
+        insecure_skip_tls_verify: cli.insecure_skip_tls_verify,
+    });
     let client = || -> Result<Client> { Ok(Client::new(settings.server()?)?) };
     match cli.command {
         Command::List(args) => list::run(&client()?, args, out).await,

@@ -11,4 +11,5 @@ mod apply;
 mod errors;
 mod join;
 mod list;
+mod secure;
 mod watch;
