@@ -42,7 +42,12 @@ impl Metrics {
         }
         gauge(&mut out, "mc_cluster_objects", "Objects stored for the cluster.");
         for c in &clusters {
-            let _ = writeln!(out, "mc_cluster_objects{{cluster=\"{}\"}} {}", c.name(), c.objects.load(std::sync::atomic::Ordering::Relaxed));
+            let _ = writeln!(
+                out,
+                "mc_cluster_objects{{cluster=\"{}\"}} {}",
+                c.name(),
+                c.objects.load(std::sync::atomic::Ordering::Relaxed)
+            );
         }
         gauge(&mut out, "mc_cluster_resource_types", "Resource types synced for the cluster.");
         for c in &clusters {

@@ -529,7 +529,12 @@ async fn check_syncs_and_dispatches(env: &TestEnv, server: &McServer, test: &str
     let secrets =
         || kubectl(master, &["get", "secrets", "-n", NAMESPACE, "-l", &selector, "-o", "name"], None);
     assert_eq!(secrets().lines().count(), 1, "the joined cluster's Secret");
-    let resp = http.delete(format!("{}/v1/unjoin?cluster={join_name}", server.url)).bearer_auth(server.token()).send().await.unwrap();
+    let resp = http
+        .delete(format!("{}/v1/unjoin?cluster={join_name}", server.url))
+        .bearer_auth(server.token())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(secrets().trim(), "");
 

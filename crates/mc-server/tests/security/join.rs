@@ -138,7 +138,9 @@ async fn remote_answers_are_classified_never_echoed() {
     let server = McServer::start(&env, "sec-echo", Options::default()).await;
     let user = "    token: abc";
     let mut seen = 0;
-    for (code, class) in [(401, "401"), (403, "403"), (500, "HTTP 500"), (200, "did not answer like"), (404, "HTTP 404")] {
+    for (code, class) in
+        [(401, "401"), (403, "403"), (500, "HTTP 500"), (200, "did not answer like"), (404, "HTTP 404")]
+    {
         let body = format!(
             r#"{{"kind":"Status","apiVersion":"v1","status":"Failure","message":"REMOTE-BODY-{code}","reason":"Forbidden","code":{code}}}"#
         );
