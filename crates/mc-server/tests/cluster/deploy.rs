@@ -266,7 +266,17 @@ fn the_helm_chart_renders_what_the_api_server_accepts() {
     let config_secret =
         find(&objs, "Secret").into_iter().find(|s| s["stringData"]["config.yaml"].is_string()).unwrap();
     let config = server_config(config_secret);
-    assert_eq!(config.server.token(), None);
+    assert_eq!(config.server.token(), None, "the token is not in the config file");
+    // A generated 48-character token in its own Secret, handed to mc-server as MC_TOKEN.
+    let token_secret = find(&objs, "Secret")
+        .into_iter()
+        .find(|s| s["stringData"]["token"].is_string())
+        .expect("a token Secret");
+    assert_eq!(token_secret["stringData"]["token"].as_str().unwrap().len(), 48);
+    let env_vars = deployment["spec"]["template"]["spec"]["containers"][0]["env"].as_array().unwrap();
+    let token_env = env_vars.iter().find(|e| e["name"] == "MC_TOKEN").expect("MC_TOKEN");
+    assert_eq!(token_env["valueFrom"]["secretKeyRef"]["name"], token_secret["metadata"]["name"]);
+    assert_eq!(token_env["valueFrom"]["secretKeyRef"]["key"], "token");
     let sa = one(&objs, "ServiceAccount")["metadata"]["name"].as_str().unwrap().to_string();
     check_deployment(deployment, &config, &sa);
     assert_eq!(one(&objs, "Service")["spec"]["ports"][0]["nodePort"], 31888);
@@ -279,7 +289,9 @@ fn the_helm_chart_renders_what_the_api_server_accepts() {
 replicas: 2
 storage:
   url: postgres://mc:secret@postgres.db.svc:5432/mc
-token: s3cret
+token: s3cret-s3cret-s3cret
+tokens: [{token: reader-reader-reader, role: read}]
+anonymousRead: true
 master: {name: tencent1, labels: {role: master}}
 members:
   - {name: tencent2, kubeconfigSecret: mc-kubeconfig-tencent2, labels: {region: eu}}
@@ -301,13 +313,46 @@ service: {type: ClusterIP}
     let url = env_vars.iter().find(|e| e["name"] == "MC_STORAGE").expect("MC_STORAGE");
     assert_eq!(url["valueFrom"]["secretKeyRef"]["name"], storage["metadata"]["name"]);
     let config = server_config(secrets.iter().find(|s| s["stringData"]["config.yaml"].is_string()).unwrap());
-    assert_eq!(config.server.token(), Some("s3cret"));
+    assert_eq!(config.server.token(), None);
+    assert_eq!(
+        config.server.all_tokens(),
+        vec![("reader-reader-reader".to_string(), mc_types::config::Role::Read)]
+    );
+    assert!(config.server.anonymous_read);
+    let token_secret = secrets.iter().find(|s| s["stringData"]["token"].is_string()).expect("token Secret");
+    assert_eq!(token_secret["stringData"]["token"], "s3cret-s3cret-s3cret");
     let names: Vec<&str> = config.clusters.iter().map(|c| c.metadata.cluster_name.as_str()).collect();
     assert_eq!(names, ["tencent1", "tencent2", "tencent4"]);
     assert_eq!(config.master().unwrap().labels.get("role").map(String::as_str), Some("master"));
     assert!(config.cluster("tencent4").unwrap().insecure);
     check_deployment(deployment, &config, &sa);
     assert_eq!(one(&objs, "Service")["spec"]["type"], "ClusterIP");
+}
+
+#[test]
+fn a_short_token_fails_to_render_and_tls_serves_https_only() {
+    let env = TestEnv::from_env();
+    let chart = chart_dir().display().to_string();
+    let out = helm(&env, &["template", "mc", &chart, "--set", "token=short"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("token must be at least 16 characters"), "{}", text(&out.stderr));
+
+    let rendered = helm_template(&env, &["--set", "tls.secretName=mc-tls"]);
+    let objs = objects(&env.clusters[0], &rendered);
+    let deployment = one(&objs, "Deployment");
+    let pod = &deployment["spec"]["template"]["spec"];
+    let c = &pod["containers"][0];
+    let env_vars = c["env"].as_array().unwrap();
+    let value = |name: &str| env_vars.iter().find(|e| e["name"] == name).map(|e| e["value"].clone());
+    assert_eq!(value("MC_TLS_CERT_FILE"), Some(serde_json::json!("/etc/mc/tls/tls.crt")));
+    assert_eq!(value("MC_TLS_KEY_FILE"), Some(serde_json::json!("/etc/mc/tls/tls.key")));
+    assert_eq!(c["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
+    assert_eq!(c["livenessProbe"]["httpGet"]["scheme"], "HTTPS");
+    let volume = pod["volumes"].as_array().unwrap().iter().find(|v| v["name"] == "tls").expect("tls volume");
+    assert_eq!(volume["secret"]["secretName"], "mc-tls");
+    let mount = c["volumeMounts"].as_array().unwrap().iter().find(|m| m["name"] == "tls").expect("tls mount");
+    assert_eq!(mount["readOnly"], true);
+    assert!(mount.get("subPath").is_none(), "a renewed certificate must show up in the pod");
 }
 
 #[test]
@@ -610,16 +655,50 @@ async fn in_cluster_mode_uses_the_pods_service_account() {
     let url = api_server_url(master);
     let (host, port) = url.trim_start_matches("https://").rsplit_once(':').unwrap();
     let config = config_with_master(&env, test, "");
+    // No token configured: in-cluster, the generated token is kept in the Secret mc-server-token
+    // of the server's namespace (so replicas and restarts share it).
+    kubectl(master, &["delete", "secret", "mc-server-token", "-n", NAMESPACE, "--ignore-not-found"], None);
+    let data = env.dir.join(test).join("data").display().to_string();
     let launch = Launch {
-        args: &["--namespace", NAMESPACE],
-        envs: &[("KUBERNETES_SERVICE_HOST", host), ("KUBERNETES_SERVICE_PORT", port)],
+        args: &["--namespace", NAMESPACE, "--data-dir", &data],
+        envs: &[("KUBERNETES_SERVICE_HOST", host), ("KUBERNETES_SERVICE_PORT", port), ("MC_TOKEN", "")],
         wrapper: Some(&wrapper),
     };
     let server =
         McServer::start_with(&env, test, Options { config: Some(config), ..Default::default() }, launch)
             .await;
+    let shared = kubectl(
+        master,
+        &["get", "secret", "mc-server-token", "-n", NAMESPACE, "-o", "jsonpath={.data.token}"],
+        None,
+    );
+    let shared = String::from_utf8(base64_decode(shared.trim())).unwrap();
+    assert!(shared.len() >= 16, "a generated token in the Secret: {shared:?}");
+    let (status, _) = server.get("/v1/clusters").await;
+    assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED, "no token configured still means closed");
+    let server = server.with_token(&shared);
     let (_, clusters) = server.get("/v1/clusters").await;
     let me = clusters.as_array().unwrap().iter().find(|c| c["name"] == master.name.as_str()).unwrap().clone();
     assert_eq!(me["isMaster"], true, "{me}");
     check_syncs_and_dispatches(&env, &server, test).await;
+}
+
+/// Standard base64 (what kubectl prints for Secret data).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|&c| c != b'=').map(value).collect();
+    bytes
+        .chunks(4)
+        .flat_map(|c| {
+            let n = c.iter().enumerate().fold(0u32, |acc, (i, &v)| acc | (u32::from(v) << (18 - 6 * i)));
+            let all = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            all[..c.len().saturating_sub(1)].to_vec()
+        })
+        .collect()
 }

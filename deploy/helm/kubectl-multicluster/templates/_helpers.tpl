@@ -63,6 +63,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and (gt (int .Values.replicas) 1) (not (include "kubectl-multicluster.externalDatabase" .)) }}
 {{- fail (printf "replicas=%d needs an external database: set storage.url to a mysql:// or postgres:// URL (or storage.existingSecret); the embedded SQLite store cannot be shared between replicas" (int .Values.replicas)) }}
 {{- end }}
+{{- if and .Values.token (lt (len (toString .Values.token)) 16) }}
+{{- fail "token must be at least 16 characters (or empty: the chart generates one)" }}
+{{- end }}
 {{- if lt (int .Values.replicas) 0 }}
 {{- fail "replicas must not be negative" }}
 {{- end }}
@@ -95,7 +98,27 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .resources }}{{ $_ := set $m "resources" (include "kubectl-multicluster.allowList" . | fromJsonArray) }}{{ end }}
 {{- $clusters = append $clusters (dict "metadata" $m) }}
 {{- end }}
-{{- $server := dict "port" 31888 "bind" "0.0.0.0" "token" (toString .Values.token) }}
+{{- /* The admin token comes as MC_TOKEN from the token Secret, not through this file. */}}
+{{- $server := dict "port" 31888 "bind" "0.0.0.0" "anonymousRead" .Values.anonymousRead "metricsAuth" .Values.metricsAuth }}
+{{- with .Values.tokens }}{{ $_ := set $server "tokens" . }}{{ end }}
 {{- $sync := dict "excludeGroups" .Values.sync.excludeGroups "excludeResources" .Values.sync.excludeResources "redactSecrets" .Values.sync.redactSecrets }}
 {{- toYaml (dict "clusters" $clusters "server" $server "sync" $sync) }}
+{{- end }}
+
+{{/* The admin token: the given one, else the one already in the release's Secret, else new. */}}
+{{- define "kubectl-multicluster.token" -}}
+{{- if .Values.token }}{{ .Values.token }}
+{{- else }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (printf "%s-token" (include "kubectl-multicluster.fullname" .)) }}
+{{- if and $existing $existing.data (index $existing.data "token") }}{{ index $existing.data "token" | b64dec }}
+{{- else }}{{ randAlphaNum 48 }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A probe from the values, over HTTPS when the chart serves TLS. */}}
+{{- define "kubectl-multicluster.probe" -}}
+{{- $probe := deepCopy .probe }}
+{{- if and .root.Values.tls.secretName $probe.httpGet }}{{ $_ := set $probe.httpGet "scheme" "HTTPS" }}{{ end }}
+{{- toYaml $probe }}
 {{- end }}
