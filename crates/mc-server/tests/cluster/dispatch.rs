@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
+use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use mc_types::crd::{MultiClusterResource, OWNER_ANNOTATION, Phase};
 use serde_json::json;
 
-use crate::server::{McServer, Options};
+use crate::server::{McServer, Options, config_with};
 use crate::testenv::{TestEnv, eventually};
 
 fn examples() -> std::path::PathBuf {
@@ -340,4 +341,222 @@ async fn when_the_leader_dies_another_replica_dispatches_within_the_lease() {
     for n in ["before", "after"] {
         mcrs.delete(n, &DeleteParams::default()).await.unwrap();
     }
+}
+
+/// A resource placed on `clusters` that takes over what exists (`Overwrite`).
+fn mcr_of(name: &str, ns: &str, template: serde_json::Value, clusters: &[&str]) -> MultiClusterResource {
+    serde_json::from_value(json!({
+        "apiVersion": "mulitcluster.practice.com/v1alpha1",
+        "kind": "MultiClusterResource",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "template": template,
+            "conflictResolution": "Overwrite",
+            "placement": {"clusters": clusters.iter().map(|c| json!({"name": c})).collect::<Vec<_>>()}
+        }
+    }))
+    .unwrap()
+}
+
+/// A ConfigMap in kube-public: outside any tenant.
+fn public_configmap(name: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "kube-public"}, "data": {"k": "planted"}})
+}
+
+/// A cluster-scoped kind that would hand out every right.
+fn cluster_role(name: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]
+    })
+}
+
+/// Deletes a resource (if any) and waits until it is gone, finalizer included.
+async fn delete_and_wait(mcrs: &Api<MultiClusterResource>, name: &str) {
+    let _ = mcrs.delete(name, &DeleteParams::default()).await;
+    eventually(&format!("{name} gone"), Duration::from_secs(30), || async {
+        mcrs.get_opt(name).await.ok()?.is_none().then_some(())
+    })
+    .await;
+}
+
+async fn delete_copies(clients: &[Client], configmap: &str, role: &str) {
+    for c in clients {
+        let _ = Api::<ConfigMap>::namespaced(c.clone(), "kube-public")
+            .delete(configmap, &DeleteParams::default())
+            .await;
+        let _ = Api::<ClusterRole>::all(c.clone()).delete(role, &DeleteParams::default()).await;
+    }
+}
+
+#[tokio::test]
+async fn a_tenant_resource_is_forbidden_outside_its_namespace_and_an_admin_one_is_applied() {
+    let env = TestEnv::from_env();
+    let tenant = "mc-dispatch-tenant";
+    let admin = "mc-dispatch-admin";
+    let config = config_with(&env, "dispatch-tenant", &format!("dispatch: {{adminNamespaces: [{admin}]}}"));
+    let _server =
+        McServer::start(&env, "dispatch-tenant", Options { config: Some(config), ..Default::default() })
+            .await;
+    let names: Vec<&str> = env.clusters.iter().map(|c| c.name.as_str()).collect();
+    let mut clients = Vec::new();
+    for c in &env.clusters {
+        let client = env.client(c).await.unwrap();
+        ensure_namespace(&client, tenant).await;
+        ensure_namespace(&client, admin).await;
+        clients.push(client);
+    }
+    let (cm, role) = ("mc-dispatch-planted", "mc-dispatch-escalate");
+    let tenant_mcrs: Api<MultiClusterResource> = Api::namespaced(clients[0].clone(), tenant);
+    let admin_mcrs: Api<MultiClusterResource> = Api::namespaced(clients[0].clone(), admin);
+    for n in ["into-kube-public", "cluster-scoped"] {
+        delete_and_wait(&tenant_mcrs, n).await;
+        delete_and_wait(&admin_mcrs, n).await;
+    }
+    delete_copies(&clients, cm, role).await;
+
+    // From the tenant's namespace: refused in every placed cluster, before anything is written.
+    let attempts = [
+        ("into-kube-public", public_configmap(cm), "ConfigMap kube-public/"),
+        ("cluster-scoped", cluster_role(role), "ClusterRole "),
+    ];
+    for (name, template, target) in &attempts {
+        tenant_mcrs
+            .create(&PostParams::default(), &mcr_of(name, tenant, template.clone(), &names))
+            .await
+            .unwrap();
+        let all: Vec<(&str, Phase)> = names.iter().map(|c| (*c, Phase::Forbidden)).collect();
+        wait_phases(&tenant_mcrs, name, &all, Duration::from_secs(30)).await;
+        let status = tenant_mcrs.get(name).await.unwrap().status.unwrap();
+        assert_eq!(status.clusters.len(), names.len(), "{status:?}");
+        for c in &status.clusters {
+            assert!(
+                c.message.starts_with(target)
+                    && c.message.contains(&format!("namespace {tenant}"))
+                    && c.message.contains("dispatch.adminNamespaces"),
+                "{c:?}"
+            );
+        }
+        assert_eq!(status.ready, format!("0/{}", names.len()));
+        let ready = status.conditions.iter().find(|c| c.type_ == "Ready").unwrap();
+        assert_eq!(ready.status, "False", "{ready:?}");
+    }
+    let master = &env.clusters[0];
+    eventually("a Warning Event with reason Forbidden", Duration::from_secs(20), || async {
+        let out = env
+            .kubectl(
+                master,
+                &[
+                    "-n",
+                    tenant,
+                    "get",
+                    "events",
+                    "--field-selector",
+                    "reason=Forbidden,type=Warning",
+                    "-o",
+                    "json",
+                ],
+            )
+            .ok()?;
+        let events: serde_json::Value = serde_json::from_str(&out).ok()?;
+        (events["items"].as_array()?.len() >= names.len()).then_some(())
+    })
+    .await;
+    let mut absent = 0;
+    for (cluster, client) in names.iter().zip(&clients) {
+        assert!(cm_data(client, "kube-public", cm).await.is_none(), "{cluster}: ConfigMap written");
+        assert!(
+            Api::<ClusterRole>::all(client.clone()).get_opt(role).await.unwrap().is_none(),
+            "{cluster}: ClusterRole written"
+        );
+        absent += 1;
+    }
+    assert_eq!(absent, 3, "every cluster checked");
+
+    // The same resources from an admin namespace are applied.
+    for (name, template, _) in &attempts {
+        admin_mcrs
+            .create(&PostParams::default(), &mcr_of(name, admin, template.clone(), &names))
+            .await
+            .unwrap();
+        let all: Vec<(&str, Phase)> = names.iter().map(|c| (*c, Phase::Applied)).collect();
+        wait_phases(&admin_mcrs, name, &all, Duration::from_secs(30)).await;
+    }
+    for (cluster, client) in names.iter().zip(&clients) {
+        assert_eq!(cm_data(client, "kube-public", cm).await.unwrap()["k"], "planted", "{cluster}");
+        let r = Api::<ClusterRole>::all(client.clone()).get(role).await.unwrap();
+        assert_eq!(
+            r.annotations().get(OWNER_ANNOTATION).map(String::as_str),
+            Some("mc-dispatch-admin/cluster-scoped")
+        );
+    }
+
+    // Deleting the tenant's resources touches nothing; deleting the admin's removes its copies.
+    for (name, _, _) in &attempts {
+        delete_and_wait(&tenant_mcrs, name).await;
+    }
+    for client in &clients {
+        assert!(cm_data(client, "kube-public", cm).await.is_some());
+        assert!(Api::<ClusterRole>::all(client.clone()).get_opt(role).await.unwrap().is_some());
+    }
+    for (name, _, _) in &attempts {
+        delete_and_wait(&admin_mcrs, name).await;
+    }
+    for (cluster, client) in names.iter().zip(&clients) {
+        assert!(cm_data(client, "kube-public", cm).await.is_none(), "{cluster}");
+        assert!(Api::<ClusterRole>::all(client.clone()).get_opt(role).await.unwrap().is_none(), "{cluster}");
+    }
+}
+
+#[tokio::test]
+async fn a_copy_applied_while_allowed_is_neither_changed_nor_deleted_once_forbidden() {
+    let env = TestEnv::from_env();
+    let ns = "mc-dispatch-demoted";
+    let names: Vec<&str> = env.clusters.iter().map(|c| c.name.as_str()).collect();
+    let mut clients = Vec::new();
+    for c in &env.clusters {
+        let client = env.client(c).await.unwrap();
+        ensure_namespace(&client, ns).await;
+        clients.push(client);
+    }
+    // First the namespace is an admin namespace: the copy in kube-public is applied. (The
+    // server installs the CRD, so it starts before anything is cleaned up.)
+    let config = config_with(&env, "dispatch-demoted", &format!("dispatch: {{adminNamespaces: [{ns}]}}"));
+    let mut allowed =
+        McServer::start(&env, "dispatch-allowed", Options { config: Some(config), ..Default::default() })
+            .await;
+    let cm = "mc-dispatch-earlier";
+    let mcrs: Api<MultiClusterResource> = Api::namespaced(clients[0].clone(), ns);
+    delete_and_wait(&mcrs, "earlier").await;
+    delete_copies(&clients, cm, "mc-dispatch-none").await;
+    mcrs.create(&PostParams::default(), &mcr_of("earlier", ns, public_configmap(cm), &names)).await.unwrap();
+    let applied: Vec<(&str, Phase)> = names.iter().map(|c| (*c, Phase::Applied)).collect();
+    wait_phases(&mcrs, "earlier", &applied, Duration::from_secs(30)).await;
+    allowed.stop();
+
+    // Then it is not (defaults: only the server's namespace): Forbidden, and the copy stays as it is.
+    let _server = McServer::start(&env, "dispatch-demoted", Options::default()).await;
+    let forbidden: Vec<(&str, Phase)> = names.iter().map(|c| (*c, Phase::Forbidden)).collect();
+    wait_phases(&mcrs, "earlier", &forbidden, Duration::from_secs(30)).await;
+    mcrs.patch(
+        "earlier",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"template": {"data": {"k": "changed"}}}})),
+    )
+    .await
+    .unwrap();
+    eventually("the new generation observed", Duration::from_secs(30), || async {
+        let mcr = mcrs.get("earlier").await.ok()?;
+        let status = mcr.status?;
+        (status.observed_generation == mcr.metadata.generation
+            && status.clusters.iter().all(|c| c.phase == Phase::Forbidden))
+        .then_some(())
+    })
+    .await;
+    delete_and_wait(&mcrs, "earlier").await;
+    for (cluster, client) in names.iter().zip(&clients) {
+        let data = cm_data(client, "kube-public", cm).await;
+        assert_eq!(data.as_ref().map(|d| d["k"].as_str()), Some("planted"), "{cluster}: {data:?}");
+    }
+    delete_copies(&clients, cm, "mc-dispatch-none").await;
 }

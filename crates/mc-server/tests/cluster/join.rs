@@ -27,28 +27,11 @@ fn master_only_config(env: &TestEnv) -> std::path::PathBuf {
 }
 
 async fn join(server: &McServer, name: &str, kubeconfig: Vec<u8>, extra: &str) -> (StatusCode, Value) {
-    let part = reqwest::multipart::Part::bytes(kubeconfig).file_name("config");
-    let form = reqwest::multipart::Form::new().part("kubeconfig", part);
-    let resp = reqwest::Client::new()
-        .post(format!("{}/v1/join?cluster={name}&insecure=false{extra}", server.url))
-        .bearer_auth(server.token())
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    server.join(name, kubeconfig, &format!("&insecure=false{extra}")).await
 }
 
 async fn unjoin(server: &McServer, name: &str) -> (StatusCode, Value) {
-    let resp = reqwest::Client::new()
-        .delete(format!("{}/v1/unjoin?cluster={name}", server.url))
-        .bearer_auth(server.token())
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    server.unjoin(name).await
 }
 
 async fn cluster_names(server: &McServer) -> Vec<String> {

@@ -187,6 +187,25 @@ impl McServer {
         self.token.as_deref().unwrap_or_default()
     }
 
+    /// `POST /v1/join?cluster=NAME{query}` with the kubeconfig as multipart upload, with this
+    /// handle's token; status and JSON body.
+    pub async fn join(&self, name: &str, kubeconfig: impl Into<Vec<u8>>, query: &str) -> (StatusCode, Value) {
+        let part = reqwest::multipart::Part::bytes(kubeconfig.into()).file_name("config");
+        let form = reqwest::multipart::Form::new().part("kubeconfig", part);
+        let req = self.http.post(format!("{}/v1/join?cluster={name}{query}", self.url)).multipart(form);
+        let resp = req.bearer_auth(self.token()).send().await.expect("request to mc-server");
+        let status = resp.status();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `DELETE /v1/unjoin?cluster=NAME` with this handle's token; status and JSON body.
+    pub async fn unjoin(&self, name: &str) -> (StatusCode, Value) {
+        let req = self.http.delete(format!("{}/v1/unjoin?cluster={name}", self.url));
+        let resp = req.bearer_auth(self.token()).send().await.expect("request to mc-server");
+        let status = resp.status();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
     /// GET a path without any token.
     pub async fn get_anonymous(&self, path_and_query: &str) -> (StatusCode, Value) {
         let resp = self.http.get(format!("{}{path_and_query}", self.url)).send().await.unwrap();

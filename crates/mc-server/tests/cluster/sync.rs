@@ -183,7 +183,8 @@ async fn secret_values_never_appear_in_api_output() {
     assert!(!text.contains("dmVyeS1zZWNyZXQtdmFsdWU"), "base64 secret value leaked");
     assert!(text.contains("secret-000"), "secrets are listed: {}", &text[..text.len().min(300)]);
     let first = &body.as_array().unwrap()[0];
-    assert_eq!(first["data"]["password"], "", "keys stay, values go");
+    assert_eq!(first["data"]["password"], "<redacted>", "keys stay, values go");
+    assert_eq!(first["metadata"]["annotations"]["mulitcluster.practice.com/redacted"], "true");
 
     // Redaction can be turned off in the config.
     let config = config_with(&env, "no-redact", "sync:\n  redactSecrets: false");

@@ -12,17 +12,7 @@ use crate::server::{McServer, Options};
 use crate::testenv::TestEnv;
 
 async fn join(server: &McServer, name: &str, kubeconfig: &str, extra: &str) -> (StatusCode, Value) {
-    let part = reqwest::multipart::Part::bytes(kubeconfig.as_bytes().to_vec()).file_name("config");
-    let form = reqwest::multipart::Form::new().part("kubeconfig", part);
-    let resp = reqwest::Client::new()
-        .post(format!("{}/v1/join?cluster={name}{extra}", server.url))
-        .bearer_auth(server.token())
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    server.join(name, kubeconfig.as_bytes(), extra).await
 }
 
 fn kubeconfig(server: &str, user: &str) -> String {
@@ -171,12 +161,9 @@ async fn a_silent_server_holds_no_lock_and_a_real_cluster_still_joins() {
         _ = &mut slow => panic!("the silent server's join ended before the unjoin was tried"),
         _ = tokio::time::sleep(Duration::from_millis(300)) => {}
     }
-    let unjoin = reqwest::Client::new()
-        .delete(format!("{}/v1/unjoin?cluster=nobody", server.url))
-        .bearer_auth(server.token())
-        .send();
+    let unjoin = server.unjoin("nobody");
     let unjoined = tokio::select! {
-        r = unjoin => r.unwrap().status(),
+        (status, _) = unjoin => status,
         _ = &mut slow => panic!("the unjoin waited for the silent server's probe"),
     };
     assert_eq!(unjoined, StatusCode::NOT_FOUND);
@@ -189,11 +176,6 @@ async fn a_silent_server_holds_no_lock_and_a_real_cluster_still_joins() {
     let real = std::fs::read_to_string(&env.clusters.last().unwrap().kubeconfig).unwrap();
     let (status, body) = join(&server, "sec-real", &real, "").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let resp = reqwest::Client::new()
-        .delete(format!("{}/v1/unjoin?cluster=sec-real", server.url))
-        .bearer_auth(server.token())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
+    let (status, body) = server.unjoin("sec-real").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
