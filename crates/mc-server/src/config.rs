@@ -178,11 +178,7 @@ impl Settings {
             exclude_groups: file.sync.exclude_groups.clone(),
             exclude_resources: file.sync.exclude_resources.clone(),
             write_cli_config: !args.no_cli_config,
-            admin_namespaces: if file.dispatch.admin_namespaces.is_empty() {
-                vec![args.namespace.clone()]
-            } else {
-                file.dispatch.admin_namespaces.clone()
-            },
+            admin_namespaces: file.dispatch.admin_namespaces_or(&args.namespace),
             namespace: args.namespace,
         })
     }

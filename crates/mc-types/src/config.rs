@@ -227,6 +227,18 @@ pub struct DispatchSection {
     pub admin_namespaces: Vec<String>,
 }
 
+impl DispatchSection {
+    /// The namespaces whose MultiClusterResources may write anywhere: `adminNamespaces` as
+    /// configured, else `server_namespace` alone.
+    pub fn admin_namespaces_or(&self, server_namespace: &str) -> Vec<String> {
+        if self.admin_namespaces.is_empty() {
+            vec![server_namespace.to_string()]
+        } else {
+            self.admin_namespaces.clone()
+        }
+    }
+}
+
 /// One item of `clusters`, wrapped in `metadata` as in the original.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterEntry {
@@ -479,7 +491,8 @@ impl ServerConfig {
     }
 
     /// Checks what can be checked without touching the clusters: at least one cluster, names
-    /// that are unique DNS labels, at most one master, parseable `rType`s, a complete TLS pair.
+    /// that are unique DNS labels, at most one master, parseable `rType`s, namespace names in
+    /// `dispatch.adminNamespaces`, a complete TLS pair.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
         if self.clusters.is_empty() {
@@ -521,6 +534,16 @@ impl ServerConfig {
                 if let Err(e) = filter.spec() {
                     return Err(cluster_error(format!("resources[{i}].rType: {e}")));
                 }
+            }
+        }
+        // Namespace names are DNS-1123 labels, the same rule as cluster names: a typo here would
+        // otherwise silently grant nothing.
+        for (i, ns) in self.dispatch.admin_namespaces.iter().enumerate() {
+            if let Err(e) = ClusterName::parse(ns) {
+                return Err(invalid(format!(
+                    "dispatch.adminNamespaces[{i}] {ns:?} is not a namespace name: it {}",
+                    e.reason
+                )));
             }
         }
         let s = &self.server;
@@ -1067,6 +1090,37 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert!(!sync.should_sync(&info("", "pods", &["list"])));
         assert!(!sync.should_sync(&info("example.com", "widgets", &["list", "watch"])));
         assert!(!sync.should_sync(&info("metrics.k8s.io", "pods", &["list", "watch"])));
+    }
+
+    #[test]
+    fn admin_namespaces_default_to_the_server_namespace() {
+        let none = load_str("clusters: [{metadata: {clusterName: a}}]\n").unwrap();
+        assert_eq!(none.dispatch, DispatchSection::default());
+        assert_eq!(none.dispatch.admin_namespaces_or("mc-system"), ["mc-system"]);
+        let listed = load_str(
+            "clusters: [{metadata: {clusterName: a}}]\ndispatch: {adminNamespaces: [ops, default]}\n",
+        )
+        .unwrap();
+        assert_eq!(listed.dispatch.admin_namespaces, ["ops", "default"]);
+        assert_eq!(listed.dispatch.admin_namespaces_or("mc-system"), ["ops", "default"]);
+    }
+
+    #[test]
+    fn an_admin_namespace_that_is_not_a_namespace_name_is_rejected() {
+        let upper = error_line(
+            "clusters: [{metadata: {clusterName: a}}]\ndispatch: {adminNamespaces: [ops, Kube-System]}\n",
+        );
+        assert!(
+            upper.contains("dispatch.adminNamespaces[1] \"Kube-System\" is not a namespace name")
+                && upper.contains("lowercase letters"),
+            "{upper}"
+        );
+        let empty =
+            error_line("clusters: [{metadata: {clusterName: a}}]\ndispatch: {adminNamespaces: [\"\"]}\n");
+        assert!(
+            empty.contains("dispatch.adminNamespaces[0] \"\" is not a namespace name: it must not be empty"),
+            "{empty}"
+        );
     }
 
     #[test]

@@ -91,6 +91,13 @@ pub fn permitted(mcr_namespace: &str, target: Option<&str>, admin: &[String]) ->
     }
 }
 
+/// [`permitted`] for the copy of `mcr` at `target`; `Err` names the target too.
+fn may_write(mcr: &MultiClusterResource, target: &Target, admin: &[String]) -> Result<(), String> {
+    let mcr_namespace = mcr.namespace().unwrap_or_else(|| "default".into());
+    permitted(&mcr_namespace, target.namespace.as_deref(), admin)
+        .map_err(|reason| format!("{}: {reason}", target.describe()))
+}
+
 /// One cluster's attempt.
 struct Outcome {
     cluster: String,
@@ -255,10 +262,9 @@ async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> O
         }
     };
     // Checked before any call to the member cluster: a refused resource reads nothing there.
-    let mcr_namespace = mcr.namespace().unwrap_or_else(|| "default".into());
-    if let Err(reason) = permitted(&mcr_namespace, target.namespace.as_deref(), &ctx.admin_namespaces) {
+    if let Err(reason) = may_write(mcr, &target, &ctx.admin_namespaces) {
         out.phase = Phase::Forbidden;
-        out.message = format!("{}: {reason}", target.describe());
+        out.message = reason;
         return out;
     }
     out.copy = Some((target.gvr.clone(), target.namespace.clone().unwrap_or_default(), target.name.clone()));
@@ -344,9 +350,10 @@ async fn delete_copy(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -
     let object =
         render(&mcr.spec.template, actions_for(mcr, cluster)).unwrap_or_else(|_| mcr.spec.template.clone());
     let target = Target::of(&object, mcr, &member.catalog())?;
-    // What this resource may not write, it may not delete either.
-    let mcr_namespace = mcr.namespace().unwrap_or_else(|| "default".into());
-    if permitted(&mcr_namespace, target.namespace.as_deref(), &ctx.admin_namespaces).is_err() {
+    // What this resource may not write, it may not delete either: a copy applied while it was
+    // allowed (before adminNamespaces changed) stays where it is.
+    if let Err(reason) = may_write(mcr, &target, &ctx.admin_namespaces) {
+        info!(cluster, %reason, "copy left in place");
         return Ok(());
     }
     let api = target.api(client);
@@ -563,7 +570,52 @@ impl Target {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::permitted;
+    use mc_types::ResourceInfo;
+    use serde_json::json;
+
+    use super::*;
+
+    fn info(group: &str, resource: &str, kind: &str, namespaced: bool) -> ResourceInfo {
+        ResourceInfo {
+            group: group.into(),
+            version: "v1".into(),
+            resource: resource.into(),
+            singular: String::new(),
+            kind: kind.into(),
+            short_names: Vec::new(),
+            namespaced,
+            verbs: Vec::new(),
+        }
+    }
+
+    fn catalog() -> Vec<ResourceInfo> {
+        vec![
+            info("", "configmaps", "ConfigMap", true),
+            info("rbac.authorization.k8s.io", "clusterroles", "ClusterRole", false),
+        ]
+    }
+
+    fn mcr(namespace: &str, template: Value, customize: Value) -> MultiClusterResource {
+        serde_json::from_value(json!({
+            "apiVersion": "mulitcluster.practice.com/v1alpha1",
+            "kind": "MultiClusterResource",
+            "metadata": {"name": "r", "namespace": namespace},
+            "spec": {"template": template, "customize": {"clusters": customize}},
+        }))
+        .unwrap()
+    }
+
+    /// The target of the copy for `cluster` and whether the resource may write it.
+    fn check(
+        mcr: &MultiClusterResource,
+        cluster: &str,
+        admin: &[&str],
+    ) -> (Option<String>, Result<(), String>) {
+        let object = render(&mcr.spec.template, actions_for(mcr, cluster)).unwrap();
+        let target = Target::of(&object, mcr, &catalog()).unwrap();
+        let admin: Vec<String> = admin.iter().map(|a| a.to_string()).collect();
+        (target.namespace.clone(), may_write(mcr, &target, &admin))
+    }
 
     #[test]
     fn a_tenant_writes_only_into_its_own_namespace() {
@@ -583,5 +635,50 @@ mod tests {
         let admin = vec!["mc-system".to_string(), "default".to_string()];
         assert_eq!(permitted("mc-system", Some("kube-public"), &admin), Ok(()));
         assert_eq!(permitted("default", None, &admin), Ok(()));
+    }
+
+    #[test]
+    fn an_empty_template_namespace_is_the_resources_own() {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}});
+        let r = mcr("tenant-a", cm, json!([]));
+        assert_eq!(check(&r, "c1", &["default"]), (Some("tenant-a".to_string()), Ok(())));
+    }
+
+    #[test]
+    fn another_namespace_is_refused_also_when_a_customize_action_moves_the_copy() {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "tenant-a"}});
+        let moved = json!([{"name": "c2", "action": [{"op": "replace", "path": "/metadata/namespace", "value": ["kube-public"]}]}]);
+        let r = mcr("tenant-a", cm, moved.clone());
+        assert_eq!(check(&r, "c1", &["default"]), (Some("tenant-a".to_string()), Ok(())));
+        let (namespace, refused) = check(&r, "c2", &["default"]);
+        assert_eq!(namespace.as_deref(), Some("kube-public"));
+        let reason = refused.unwrap_err();
+        assert!(
+            reason.starts_with("ConfigMap kube-public/cm: ")
+                && reason.contains("namespace tenant-a")
+                && reason.contains("list tenant-a under dispatch.adminNamespaces"),
+            "{reason}"
+        );
+        // The same resource in an admin namespace may write there.
+        let admin = mcr("ops", r.spec.template.clone(), moved);
+        assert_eq!(check(&admin, "c2", &["ops"]), (Some("kube-public".to_string()), Ok(())));
+    }
+
+    #[test]
+    fn a_cluster_scoped_kind_is_refused_whatever_namespace_the_template_names() {
+        // The catalog decides what is cluster-scoped, not the template's metadata.namespace.
+        let role = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "escalate", "namespace": "tenant-a"}, "rules": [],
+        });
+        let r = mcr("tenant-a", role.clone(), json!([]));
+        let (namespace, refused) = check(&r, "c1", &["default"]);
+        assert_eq!(namespace, None);
+        let reason = refused.unwrap_err();
+        assert!(
+            reason.starts_with("ClusterRole escalate: ") && reason.contains("cluster-scoped"),
+            "{reason}"
+        );
+        assert_eq!(check(&mcr("default", role, json!([])), "c1", &["default"]), (None, Ok(())));
     }
 }
