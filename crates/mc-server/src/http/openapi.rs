@@ -91,7 +91,9 @@ pub fn document(anonymous_read: bool) -> Value {
                 "ObjectWithCluster": {"type": "object", "required": ["clusterName", "Object"], "properties": {
                     "clusterName": {"type": "string"}, "Object": {"$ref": "#/components/schemas/Object"}}},
                 "Cluster": {"type": "object", "required": ["name", "status"], "properties": {
-                    "name": {"type": "string"}, "status": {"type": "string", "enum": ["Ready", "NotReady"]},
+                    "name": {"type": "string"}, "status": {"type": "string", "enum": ["Connecting", "Syncing", "Synced", "NotReady", "Stale"]},
+                    "since": {"type": "string", "format": "date-time"}, "typesListed": {"type": "integer"},
+                    "lastError": {"type": "string"},
                     "version": {"type": "string"}, "platform": {"type": "string"}, "host": {"type": "string"},
                     "isMaster": {"type": "boolean"}, "resourceTypes": {"type": "integer"}, "objects": {"type": "integer"},
                     "lastEvent": {"type": "string", "format": "date-time"},
