@@ -225,6 +225,8 @@ impl Drop for Cluster {
 #[derive(Debug, Default)]
 pub struct Registry {
     clusters: RwLock<BTreeMap<String, Arc<Cluster>>>,
+    /// A problem of the master cluster beyond its sync (its CRDs could not be installed).
+    master_problem: RwLock<Option<String>>,
 }
 
 impl Registry {
@@ -265,6 +267,33 @@ impl Registry {
     /// Names of every cluster.
     pub fn names(&self) -> Vec<String> {
         self.clusters.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
+    }
+
+    /// Records (or clears) a problem of the master cluster that is not about its sync, such as
+    /// CRDs that could not be installed; it shows in `/readyz` and on the master in `/v1/clusters`.
+    pub fn set_master_problem(&self, problem: Option<String>) {
+        *self.master_problem.write().unwrap_or_else(|e| e.into_inner()) = problem;
+    }
+
+    /// The master's problem, if any (see [`Registry::set_master_problem`]).
+    pub fn master_problem(&self) -> Option<String> {
+        self.master_problem.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Every cluster as `/v1/clusters` shows it; `behind` is when the store started refusing
+    /// writes, if it does. The master carries its problem (see [`Registry::set_master_problem`]).
+    pub fn infos(&self, behind: Option<Timestamp>) -> Vec<ClusterInfo> {
+        let problem = self.master_problem();
+        let mut infos: Vec<ClusterInfo> = self.all().iter().map(|c| c.info(behind)).collect();
+        if let Some(problem) = problem {
+            for info in infos.iter_mut().filter(|i| i.is_master) {
+                info.message = Some(match info.message.take() {
+                    Some(m) => format!("{m}; {problem}"),
+                    None => problem.clone(),
+                });
+            }
+        }
+        infos
     }
 
     /// Ready when every cluster was tried once and every reachable one finished its initial

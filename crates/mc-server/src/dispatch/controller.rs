@@ -69,6 +69,8 @@ pub struct Context {
     pub copies: Mutex<HashMap<CopyKey, AppliedCopy>>,
     /// Namespaces whose resources may write outside their own namespace.
     pub admin_namespaces: Vec<String>,
+    /// The server's namespace, which holds the `MultiCluster` objects a selector chooses from.
+    pub namespace: String,
 }
 
 /// Whether a resource in `mcr_namespace` may write `target` (namespace `None`: cluster-scoped).
@@ -142,7 +144,8 @@ async fn placed_clusters(mcr: &MultiClusterResource, ctx: &Context) -> Result<Ve
     }
     if let Some(sel) = &placement.cluster_selector {
         let text = selector_text(sel);
-        let api: Api<MultiCluster> = Api::all(ctx.master.clone());
+        // Only the registry's own objects: a MultiCluster a tenant writes elsewhere places nothing.
+        let api: Api<MultiCluster> = Api::namespaced(ctx.master.clone(), &ctx.namespace);
         for mc in api.list(&ListParams::default().labels(&text)).await? {
             let n = mc.spec.name.clone();
             if !names.contains(&n) {

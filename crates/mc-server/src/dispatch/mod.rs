@@ -30,14 +30,14 @@ use controller::{Context, error_policy, reconcile};
 /// Settings of the dispatch side.
 #[derive(Clone, Debug)]
 pub struct DispatchConfig {
-    /// Namespace of the leader Lease.
+    /// The server's namespace: its leader Lease and the `MultiCluster` objects.
     pub namespace: String,
     /// Namespaces whose MultiClusterResources may write outside their own namespace.
     pub admin_namespaces: Vec<String>,
 }
 
-/// Runs dispatch for the life of the server: connects to the master, installs the CRDs, takes
-/// part in leader election and, while leading, runs the controller and the registry upkeep.
+/// Runs dispatch for the life of the server: connects to the master, installs the CRDs (in the
+/// background), takes part in leader election and, while leading, runs the controller and the registry upkeep.
 pub async fn run(
     master: ClusterSpec,
     registry: Arc<Registry>,
@@ -47,12 +47,9 @@ pub async fn run(
     shutdown: watch::Receiver<bool>,
 ) {
     let client = connect_with_retry(&master).await;
-    let mut backoff = Duration::from_secs(1);
-    while let Err(e) = crds::install(&client).await {
-        warn!(error = %e, "installing CRDs in the master cluster failed; retrying");
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(30));
-    }
+    // A CRD that cannot be installed is reported and retried, but never holds up leader
+    // election: on a shared database the leader is also the one that writes sync data.
+    tokio::spawn(crds::install_until_done(client.clone(), registry.clone()));
     let identity = leader::identity();
     let mut rx = leading.subscribe();
     tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading, shutdown));
@@ -69,6 +66,7 @@ pub async fn run(
             info!("leading: dispatching");
             tasks.push(tokio::spawn(registry::maintain(
                 client.clone(),
+                config.namespace.clone(),
                 registry.clone(),
                 sync.ready_tx.subscribe(),
             )));
@@ -76,7 +74,7 @@ pub async fn run(
                 client.clone(),
                 registry.clone(),
                 sync.clone(),
-                config.admin_namespaces.clone(),
+                config.clone(),
             )));
         } else {
             info!("not leading: serving queries only");
@@ -99,23 +97,22 @@ async fn connect_with_retry(master: &ClusterSpec) -> Client {
     }
 }
 
-async fn controller_loop(
-    client: Client,
-    registry: Arc<Registry>,
-    sync: SyncContext,
-    admin_namespaces: Vec<String>,
-) {
+async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncContext, config: DispatchConfig) {
     let reporter = Reporter { controller: "kubectl-multicluster".into(), instance: Some(leader::identity()) };
     let ctx = Arc::new(Context {
         master: client.clone(),
         registry,
         recorder: Recorder::new(client.clone(), reporter),
         copies: Mutex::new(HashMap::new()),
-        admin_namespaces,
+        admin_namespaces: config.admin_namespaces,
+        namespace: config.namespace.clone(),
     });
     let api: Api<MultiClusterResource> = Api::all(client.clone());
     let drift = drift_triggers(sync.notices.subscribe(), ctx.clone());
-    let everything = stream::select(ready_triggers(sync.ready_tx.subscribe()), cluster_label_changes(client));
+    let everything = stream::select(
+        ready_triggers(sync.ready_tx.subscribe()),
+        cluster_label_changes(client, &config.namespace),
+    );
     // Only spec changes (and the deletion mark, which bumps the generation) wake the controller:
     // its own status and finalizer updates do not. Drift, joins and label changes have their
     // own triggers; the periodic resync covers the rest.
@@ -185,8 +182,8 @@ fn ready_triggers(rx: tokio::sync::broadcast::Receiver<String>) -> impl Stream<I
 }
 
 /// Labels of a MultiCluster changed (placement by selector) → everything is reconciled.
-fn cluster_label_changes(client: Client) -> impl Stream<Item = ()> + Send + 'static {
-    let api: Api<MultiCluster> = Api::all(client);
+fn cluster_label_changes(client: Client, namespace: &str) -> impl Stream<Item = ()> + Send + 'static {
+    let api: Api<MultiCluster> = Api::namespaced(client, namespace);
     let mut seen: HashMap<String, std::collections::BTreeMap<String, String>> = HashMap::new();
     watcher(api, watcher::Config::default()).default_backoff().applied_objects().filter_map(move |r| {
         let changed = match r {

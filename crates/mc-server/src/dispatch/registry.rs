@@ -1,5 +1,5 @@
-//! Keeps one `MultiCluster` object per cluster in the master, with the config's labels and a
-//! status that follows the cluster's health.
+//! Keeps one `MultiCluster` object per cluster in the master, in the server's namespace (where the
+//! original kept them), with the config's labels and a status that follows the cluster's health.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,15 +19,18 @@ const EVERY: Duration = Duration::from_secs(5);
 /// Runs until aborted (only on the leader).
 pub async fn maintain(
     client: Client,
+    namespace: String,
     registry: Arc<Registry>,
     mut ready: tokio::sync::broadcast::Receiver<String>,
 ) {
-    let api: Api<MultiCluster> = Api::all(client);
+    let api: Api<MultiCluster> = Api::namespaced(client, &namespace);
     // What was last written, per cluster object: an unjoin followed by a join within one period
     // is a new `Cluster` (another Arc), so its MultiCluster object is written again.
     let mut written: BTreeMap<String, (std::time::Instant, serde_json::Value)> = BTreeMap::new();
-    remove_stale(&api, &registry).await;
     loop {
+        // Every pass, not only at the start: an unjoin racing with a write of that cluster's
+        // object would otherwise leave it behind, and selector placement would still choose it.
+        remove_stale(&api, &registry).await;
         for cluster in registry.all() {
             let (spec, status) = desired(&cluster);
             let key = (cluster.created(), json!([spec, status]));
@@ -53,22 +56,47 @@ pub async fn maintain(
 
 fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
     let state = cluster.state();
+    // Every spec field is a string, as the original wrote them (its CLI decodes strings).
     let spec = json!({
         "name": cluster.name(),
         "host": cluster.spec.host,
         "version": state.version,
         "platform": state.platform,
-        "isMaster": cluster.spec.is_master,
+        "isMaster": cluster.spec.is_master.to_string(),
     });
-    // The same words as /v1/clusters and `list clusters` (the original wrote `Healthy`).
-    let info = cluster.info(None);
-    let status = match info.status {
-        mc_types::api::ClusterStatus::NotReady => {
-            json!({"status": info.status.to_string(), "message": state.message.unwrap_or_default()})
-        }
-        other => json!({"status": other.to_string()}),
-    };
-    (spec, status)
+    (spec, status(&cluster.info(None)))
+}
+
+/// The status of a MultiCluster: the same words as `/v1/clusters` and `list clusters` in the
+/// original's `status` field (it wrote `Healthy`), then how fresh the cluster's objects are.
+fn status(info: &mc_types::api::ClusterInfo) -> serde_json::Value {
+    let synced = info.status.is_synced();
+    let since = info.since.clone().unwrap_or_default();
+    let ready = json!({
+        "type": "Ready",
+        "status": if synced { "True" } else { "False" },
+        "reason": info.status.to_string(),
+        "message": info.message.clone().unwrap_or_else(|| format!("cluster is {}", info.status)),
+        "lastTransitionTime": if since.is_empty() { k8s_openapi::jiff::Timestamp::now().to_string() } else { since.clone() },
+    });
+    let mut status = json!({
+        "status": info.status.to_string(),
+        "typesListed": info.types_listed,
+        "typesTotal": info.resource_types,
+        "objects": info.objects,
+        "conditions": [ready],
+    });
+    let extra = [
+        ("message", info.message.clone().map(serde_json::Value::from)),
+        ("since", info.since.clone().map(serde_json::Value::from)),
+        ("lastError", info.last_error.clone().map(serde_json::Value::from)),
+        // Whole seconds, so a status is not rewritten for every fraction of lag.
+        ("lagSeconds", info.lag_seconds.map(|l| serde_json::Value::from(l.max(0.0).round() as u64))),
+    ];
+    for (key, value) in extra {
+        status[key] = value.unwrap_or(serde_json::Value::Null);
+    }
+    status
 }
 
 async fn write(
@@ -108,8 +136,8 @@ async fn remove_stale(api: &Api<MultiCluster>, registry: &Registry) {
 }
 
 /// Deletes one cluster's MultiCluster object (unjoin).
-pub async fn forget(client: Client, name: &str) -> kube::Result<()> {
-    let api: Api<MultiCluster> = Api::all(client);
+pub async fn forget(client: Client, namespace: &str, name: &str) -> kube::Result<()> {
+    let api: Api<MultiCluster> = Api::namespaced(client, namespace);
     match api.delete(name, &DeleteParams::default()).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),

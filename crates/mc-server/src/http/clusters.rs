@@ -16,7 +16,7 @@ pub fn router() -> Router<AppState> {
 
 async fn clusters(State(state): State<AppState>) -> Json<Vec<ClusterInfo>> {
     let behind = state.sync.health.failing_since();
-    Json(state.registry.all().iter().map(|c| c.info(behind)).collect())
+    Json(state.registry.infos(behind))
 }
 
 async fn resources(State(state): State<AppState>) -> Json<Vec<ResourceInfo>> {

@@ -37,6 +37,9 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
             "not ready: the store refuses writes since {since} ({why}); changes wait and are written when it returns"
         )));
     }
+    if let Some(problem) = state.registry.master_problem() {
+        return Err(ApiError::unavailable(format!("not ready: {problem}")));
+    }
     state.registry.readiness().map_err(|why| ApiError::unavailable(format!("not ready: {why}")))?;
     Ok(Json(json!({"status": "ready"})))
 }

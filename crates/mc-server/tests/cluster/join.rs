@@ -107,11 +107,14 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     .await;
     eprintln!("join answered in {joined_at:?}; objects listed {:?} later", t.elapsed());
     assert!(cluster_names(&server).await.contains(&joining.name));
-    let mcs: Api<MultiCluster> = Api::all(master.clone());
-    eventually("MultiCluster object", Duration::from_secs(15), || async {
-        mcs.get_opt(&joining.name).await.ok()?.map(|_| ())
+    // In the server's namespace, every spec field a string, as the original wrote them.
+    let mcs: Api<MultiCluster> = Api::namespaced(master.clone(), "default");
+    let mc = eventually("MultiCluster object", Duration::from_secs(15), || async {
+        mcs.get_opt(&joining.name).await.ok()?
     })
     .await;
+    assert_eq!(mc.spec.is_master, "false");
+    assert_eq!(mc.spec.name, joining.name);
     eventually("the waiting resource is applied after the join", Duration::from_secs(20), || async {
         let s = mcrs.get("join-waiter").await.ok()?.status?;
         s.clusters.iter().any(|c| c.name == joining.name && c.phase == Phase::Applied).then_some(())
@@ -161,6 +164,36 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     })
     .await;
     assert!(cluster_names(&server).await.contains(&joining.name));
+    // Selector placement (which reads the MultiCluster objects) reaches the re-joined cluster.
+    let by_selector: MultiClusterResource = serde_json::from_value(json!({
+        "apiVersion": "mulitcluster.practice.com/v1alpha1", "kind": "MultiClusterResource",
+        "metadata": {"name": "join-selected", "namespace": "default"},
+        "spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "join-selected"}, "data": {"a": "b"}},
+                 "placement": {"clusterSelector": {"matchLabels": {"mulitcluster.practice.com/managed-by": "kubectl-multicluster"}}}}
+    }))
+    .unwrap();
+    let _ = mcrs.delete("join-selected", &DeleteParams::default()).await;
+    eventually("old join-selected gone", Duration::from_secs(30), || async {
+        mcrs.get_opt("join-selected").await.ok()?.is_none().then_some(())
+    })
+    .await;
+    mcrs.create(&PostParams::default(), &by_selector).await.unwrap();
+    let member = env.client(&joining).await.unwrap();
+    eventually("the selector places the re-joined cluster", Duration::from_secs(30), || async {
+        Api::<ConfigMap>::namespaced(member.clone(), "default")
+            .get_opt("join-selected")
+            .await
+            .ok()?
+            .map(|_| ())
+    })
+    .await;
+    mcrs.delete("join-selected", &DeleteParams::default()).await.unwrap();
+    eventually("join-selected removed from the re-joined cluster", Duration::from_secs(30), || async {
+        let gone =
+            Api::<ConfigMap>::namespaced(member.clone(), "default").get_opt("join-selected").await.ok()?;
+        gone.is_none().then_some(())
+    })
+    .await;
     let (status, body) = unjoin(&server, &joining.name).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     mcrs.delete("join-waiter", &DeleteParams::default()).await.unwrap();

@@ -10,5 +10,6 @@ mod deploy;
 mod dispatch;
 mod foundation;
 mod join;
+mod original;
 mod server;
 mod sync;

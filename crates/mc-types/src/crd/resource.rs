@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
     kind = "MultiClusterResource",
     plural = "multiclusterresources",
     shortname = "mcr",
+    shortname = "rr",
     namespaced,
     status = "MultiClusterResourceStatus",
     printcolumn = r#"{"name":"KIND","type":"string","jsonPath":".spec.template.kind"}"#,
