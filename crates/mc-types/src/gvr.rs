@@ -206,7 +206,8 @@ impl fmt::Display for GvrSpec {
     }
 }
 
-/// `version/resource`, `group/version/resource` or the original's `version/group/resource`.
+/// `version/resource`, `group/version/resource`, the original README's `version/group/resource`
+/// or the original CLI's `version.group/resource` (empty group: core).
 fn parse_slashed(input: &str) -> Result<GvrSpec> {
     let segments: Vec<&str> = input.split('/').collect();
     if segments.len() > 3 {
@@ -217,6 +218,11 @@ fn parse_slashed(input: &str) -> Result<GvrSpec> {
     }
     match segments.as_slice() {
         [version, resource] if is_version(version) => explicit(input, "", version, resource),
+        // The original CLI's `version.group/resource` (`v1./configmaps`, `v1.apps/deployments`).
+        [version_group, resource] if version_group.split_once('.').is_some_and(|(v, _)| is_version(v)) => {
+            let (version, group) = version_group.split_once('.').unwrap_or_default();
+            explicit(input, group, version, resource)
+        }
         [_, last] if is_version(last) => {
             Err(GvrError::malformed(input, "missing resource after the version, e.g. apps/v1/deployments"))
         }
@@ -664,6 +670,19 @@ mod tests {
     fn the_original_version_first_form_parses() {
         assert_eq!(explicit("v1/apps/deployments"), Gvr::new("apps", "v1", "deployments"));
         assert_eq!(explicit("v1/core/pods"), Gvr::new("", "v1", "pods"));
+    }
+
+    #[test]
+    fn the_original_cli_version_dot_group_form_parses() {
+        assert_eq!(explicit("v1./configmaps"), Gvr::new("", "v1", "configmaps"));
+        assert_eq!(explicit("v1.apps/deployments"), Gvr::new("apps", "v1", "deployments"));
+        assert_eq!(
+            explicit("v1.networking.k8s.io/ingresses"),
+            Gvr::new("networking.k8s.io", "v1", "ingresses")
+        );
+        assert_eq!(explicit("v1beta1.core/pods"), Gvr::new("", "v1beta1", "pods"));
+        assert!(GvrSpec::parse("v1.apps/").is_err());
+        assert!(GvrSpec::parse("x1./configmaps").is_err());
     }
 
     #[test]

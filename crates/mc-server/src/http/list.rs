@@ -12,7 +12,7 @@ use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
 use super::{ApiError, ApiResult, AppState};
-use crate::store::{Cursor, Query as StoreQuery, RawObject};
+use crate::store::{Cursor, Order, Query as StoreQuery, RawObject};
 
 /// The original's default page size.
 const DEFAULT_LIMIT: u32 = 10;
@@ -27,7 +27,7 @@ fn max_len(key: &str) -> Option<usize> {
         "gvr" | "name" => 253,
         "cluster" | "clusterName" | "namespace" => 63,
         "labelSelector" | "fieldSelector" | "continue" => 4096,
-        "limit" | "watch" => 20,
+        "limit" | "watch" | "order" => 20,
         _ if key.starts_with("labels[") => 63,
         _ => return None,
     })
@@ -56,6 +56,7 @@ pub struct ListRequest {
     field_selector: Option<String>,
     limit: Option<String>,
     continue_token: Option<String>,
+    order: Order,
     /// Stream changes after the current objects (newline-delimited JSON).
     pub watch: bool,
 }
@@ -90,6 +91,18 @@ impl ListRequest {
                 "fieldSelector" => r.field_selector = non_empty(v),
                 "limit" => r.limit = Some(v),
                 "continue" => r.continue_token = non_empty(v),
+                "order" => {
+                    r.order = match v.as_str() {
+                        "" | "name" => Order::Name,
+                        "newest" => Order::Newest,
+                        _ => {
+                            return Err(ApiError::bad_request(format!(
+                                "order must be name (cluster, namespace, name) or newest (newest first, as the original), got {}",
+                                short(&v)
+                            )));
+                        }
+                    }
+                }
                 "watch" => {
                     r.watch = match v.as_str() {
                         "true" | "1" => true,
@@ -171,6 +184,11 @@ impl ListRequest {
                 }
             },
         };
+        if self.order == Order::Newest && self.continue_token.is_some() {
+            return Err(ApiError::bad_request(
+                "continue works only in the default order (order=name); order=newest answers one page",
+            ));
+        }
         let continue_after = match &self.continue_token {
             Some(t) => Some(
                 Cursor::decode(t)
@@ -187,6 +205,7 @@ impl ListRequest {
             fields,
             limit,
             continue_after,
+            order: self.order,
         })
     }
 }

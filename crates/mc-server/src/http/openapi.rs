@@ -24,7 +24,7 @@ fn list_params() -> Value {
     json!([
         {"name": "gvr", "in": "query", "required": true,
          "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
-         "description": "Resource type: v1/pods, core/v1/pods, apps/v1/deployments, v1.pods, apps.v1.deployments, v1/apps/deployments, or a name resolved through discovery (pods, po, deploy, Deployment, deployments.apps)."},
+         "description": "Resource type: v1/pods, core/v1/pods, apps/v1/deployments, v1.pods, apps.v1.deployments, v1/apps/deployments, v1./configmaps and v1.apps/deployments (the original CLI's), or a name resolved through discovery (pods, po, deploy, Deployment, deployments.apps)."},
         param("cluster", "Only this cluster (clusterName is accepted too).", json!({"type": "string", "maxLength": 63})),
         param("namespace", "Only this namespace.", json!({"type": "string", "maxLength": 63})),
         param("name", "Only objects with this name.", json!({"type": "string", "maxLength": 253})),
@@ -34,7 +34,8 @@ fn list_params() -> Value {
         param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
         param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
         param("limit", "Page size; default 10 as in the original, 0 means all.", json!({"type": "integer", "minimum": 0, "default": 10})),
-        param("continue", "Token from the previous page's X-Continue header.", json!({"type": "string", "maxLength": 4096})),
+        param("continue", "Token from the previous page's X-Continue header (default order only).", json!({"type": "string", "maxLength": 4096})),
+        param("order", "name (default): cluster, namespace, name, paged with continue tokens; newest: newest object first, as the original answered, one page of at most limit objects.", json!({"type": "string", "enum": ["name", "newest"], "default": "name"})),
         param("watch", "Stream the current objects, then every change, as newline-delimited JSON events (the answer never ends).", json!({"type": "boolean", "default": false}))
     ])
 }

@@ -168,8 +168,22 @@ pub struct Query {
     pub fields: Option<FieldSelector>,
     /// At most this many objects; `None` (or `Some(0)`) returns all.
     pub limit: Option<u32>,
-    /// Continue after this position (from [`Page::next`]).
+    /// Continue after this position (from [`Page::next`]); only in [`Order::Name`].
     pub continue_after: Option<Cursor>,
+    /// In which order rows come.
+    pub order: Order,
+}
+
+/// The order of query results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// The stable order: cluster, namespace, name (then group, version, resource). Pages
+    /// continue with [`Cursor`]s.
+    #[default]
+    Name,
+    /// Newest object first (by creation time, then the stable order), as the original answered.
+    /// One page only: no [`Page::next`].
+    Newest,
 }
 
 /// One page of query results.
@@ -549,14 +563,19 @@ impl Store {
         let limit = q.limit.filter(|&l| l > 0).map(|l| l as usize);
         // One row more than a page tells whether another page exists; with fields filtered
         // here, scan in larger batches until the page is full or the rows run out.
-        let batch = limit.map(|l| if after_fetch.is_empty() { l + 1 } else { (l + 1).max(MIN_SCAN_BATCH) });
+        // Newest first has no cursor to scan on from: with fields filtered here it reads every row.
+        let batch = match (q.order, after_fetch.is_empty()) {
+            (_, true) => limit.map(|l| l + 1),
+            (Order::Name, false) => limit.map(|l| (l + 1).max(MIN_SCAN_BATCH)),
+            (Order::Newest, false) => None,
+        };
 
         let mut tx = self.begin(false).await?;
         let mut after = q.continue_after.clone();
         let mut items = Vec::new();
         let mut last: Option<Cursor> = None;
         loop {
-            let stmt = sql::select_page(tx.dialect, &filter, after.as_ref(), batch);
+            let stmt = sql::select_page(tx.dialect, &filter, after.as_ref(), batch, q.order);
             let rows = tx.fetch(stmt, &sql::QUERY_COLS).await?;
             let scanned = rows.len();
             for mut row in rows {
@@ -585,7 +604,8 @@ impl Store {
                 }
                 if limit.is_some_and(|l| items.len() >= l) {
                     tx.commit().await?;
-                    return Ok(Page { items, next: last });
+                    let next = if q.order == Order::Name { last } else { None };
+                    return Ok(Page { items, next });
                 }
                 items.push((cursor.cluster.clone(), object));
                 last = Some(cursor);

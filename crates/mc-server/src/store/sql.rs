@@ -423,6 +423,7 @@ pub(crate) fn select_page(
     f: &SqlFilter<'_>,
     after: Option<&Cursor>,
     limit: Option<usize>,
+    order: super::Order,
 ) -> Stmt {
     let mut b =
         Builder::new(d, "SELECT r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource, ");
@@ -484,7 +485,12 @@ pub(crate) fn select_page(
             b.push(", ").bind(c.resource.as_str()).push(")");
         }
     }
-    b.push(" ORDER BY r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource");
+    b.push(match order {
+        super::Order::Name => " ORDER BY r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource",
+        super::Order::Newest => {
+            " ORDER BY r.create_at DESC, r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource"
+        }
+    });
     if let Some(limit) = limit {
         b.push(" LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
     }
@@ -575,7 +581,7 @@ mod tests {
             columns: vec![],
             labels: Some(&sel),
         };
-        let stmt = select_page(Dialect::Sqlite, &f, None, Some(10));
+        let stmt = select_page(Dialect::Sqlite, &f, None, Some(10), super::super::Order::Name);
         assert_eq!(stmt.sql.matches(" AND r.id IN (SELECT").count(), 3, "{}", stmt.sql);
         assert_eq!(stmt.sql.matches(" AND NOT EXISTS").count(), 3, "{}", stmt.sql);
         assert!(stmt.sql.contains("l.\"value\" IN (?, ?)"), "{}", stmt.sql);
