@@ -75,13 +75,13 @@ fn database_name(test: &str) -> String {
     format!("mc_t{}_{:08x}", std::process::id(), hash as u32)
 }
 
-enum Cleanup {
+pub enum Cleanup {
     Dir(PathBuf),
     MySql { admin: String, db: String },
     Postgres { admin: String, db: String },
 }
 
-async fn prepare(kind: Kind, test: &str) -> (String, Cleanup) {
+pub async fn prepare(kind: Kind, test: &str) -> (String, Cleanup) {
     let db = database_name(test);
     match kind {
         Kind::Sqlite => {
@@ -110,7 +110,7 @@ async fn prepare(kind: Kind, test: &str) -> (String, Cleanup) {
     }
 }
 
-async fn cleanup(c: Cleanup) {
+pub async fn cleanup(c: Cleanup) {
     match c {
         Cleanup::Dir(dir) => {
             let _ = std::fs::remove_dir_all(dir);
