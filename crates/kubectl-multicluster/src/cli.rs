@@ -52,7 +52,8 @@ pub enum Command {
     ///
     /// RESOURCE is any form of resource type: v1/pods, core/v1/pods, apps/v1/deployments,
     /// v1/apps/deployments, apps.v1.deployments, or a name the server resolves: pods, pod, po,
-    /// Deployment, deployments.apps.
+    /// Deployment, deployments.apps (against the original Go server, which cannot, the plugin
+    /// resolves it: built-in types, then the master cluster's discovery).
     #[command(visible_alias = "get")]
     List(ListArgs),
     /// Print objects as YAML, one document per cluster, headed `# cluster: NAME`.

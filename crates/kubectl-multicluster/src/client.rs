@@ -61,6 +61,22 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// The HTTP status when the server answered with an error.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Self::Api { status, .. } => Some(*status),
+            Self::Unreachable { .. } | Self::CertificateAuthority { .. } | Self::Protocol { .. } => None,
+        }
+    }
+
+    /// Whether the server has no such endpoint (404): an earlier server, such as the original Go
+    /// one, which has neither `/v1/resources` nor `/v1/clusters`.
+    pub fn is_missing_endpoint(&self) -> bool {
+        self.status() == Some(StatusCode::NOT_FOUND)
+    }
+}
+
 fn api_message(status: &StatusCode, message: &str, candidates: &[String], hint: Option<&str>) -> String {
     let mut text = match status.as_u16() {
         400..=499 => message.to_owned(),
@@ -86,7 +102,8 @@ const RESOURCES_PATH: &str = "/v1/resources";
 /// What to list (the parameters of `/v1/list_with_cluster`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListQuery {
-    /// Resource type in any SPEC §3 form; the server resolves it.
+    /// Resource type in any SPEC §3 form; the server resolves it. (The original server
+    /// understands only `group/version/resource`; see [`crate::original`].)
     pub gvr: String,
     /// Only this cluster.
     pub cluster: Option<String>,
@@ -262,10 +279,15 @@ impl Client {
         self.decode(resp).await
     }
 
-    /// Every resource type the server has discovered (the union over its clusters).
-    pub async fn resources(&self) -> Result<Vec<ResourceInfo>> {
-        let resp = self.send(self.request(Method::GET, RESOURCES_PATH)).await?;
-        self.decode(resp).await
+    /// Every resource type the server has discovered (the union over its clusters); `None` when
+    /// the server has no `/v1/resources` (404): it is the original Go server (or an earlier one),
+    /// which cannot resolve names either.
+    pub async fn resources(&self) -> Result<Option<Vec<ResourceInfo>>> {
+        match self.send(self.request(Method::GET, RESOURCES_PATH)).await {
+            Ok(resp) => self.decode(resp).await.map(Some),
+            Err(e) if e.is_missing_endpoint() => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// `POST /v1/join`: registers a cluster from a kubeconfig.

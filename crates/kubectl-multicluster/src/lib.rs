@@ -4,12 +4,15 @@
 //!
 //! `main.rs` only wires [`run`]; each verb lives in [`commands`], tables in [`print`].
 
+pub mod builtin_types;
 pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod config;
 pub mod master;
+pub mod original;
 pub mod print;
+pub mod resolve;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tracing::debug;
 
 use crate::cli::MasterArgs;
-use crate::config::Settings;
+use crate::config::{Origin, Settings};
 
 /// A connection to the master cluster.
 pub struct Master {
@@ -33,10 +33,15 @@ impl Master {
         args: &MasterArgs,
     ) -> Result<Self> {
         let (path, origin) = settings.master_kubeconfig(args.kubeconfig.as_deref())?;
-        let kubeconfig = Kubeconfig::read_from(&path).map_err(|e| {
+        Self::connect_with(&path, &origin, args.context.clone()).await
+    }
+
+    /// Connects with this kubeconfig (and context, else its current one), and runs discovery.
+    pub async fn connect_with(path: &Path, origin: &Origin, context: Option<String>) -> Result<Self> {
+        let kubeconfig = Kubeconfig::read_from(path).map_err(|e| {
             anyhow!("cannot read kubeconfig {} (from {origin}): {}", path.display(), one_line(&e))
         })?;
-        let options = KubeConfigOptions { context: args.context.clone(), ..Default::default() };
+        let options = KubeConfigOptions { context, ..Default::default() };
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
             .map_err(|e| anyhow!("kubeconfig {} (from {origin}): {}", path.display(), one_line(&e)))?;
@@ -69,6 +74,11 @@ impl Master {
     pub fn for_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceInfo> {
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         self.all.iter().find(|r| r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// The preferred version of every served resource type.
+    pub fn catalog(&self) -> &ResourceCatalog {
+        &self.preferred
     }
 
     /// The resource type a user typed (`configmaps`, `mcr`, `apps/v1/deployments`).

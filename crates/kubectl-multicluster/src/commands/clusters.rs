@@ -1,18 +1,29 @@
-//! `list clusters`: the clusters mc-server knows and their health.
+//! `list clusters`: the clusters mc-server knows and their health; from the original server,
+//! which has no `/v1/clusters`, its MultiCluster objects.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use mc_types::api::ClusterInfo;
+use mc_types::crd::MultiCluster;
+use serde_json::{Value, json};
 
 use crate::cli::{ListArgs, OutputFormat};
 use crate::client::Client;
+use crate::original;
 use crate::print::{self, Ctx, table, time};
+
+/// The columns of the cluster table (the original CLI's, which printed them from MultiClusters).
+const COLUMNS: [&str; 6] = ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"];
 
 /// Runs `list clusters`.
 pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let mut clusters = client.clusters().await?;
+    let mut clusters = match client.clusters().await {
+        Ok(clusters) => clusters,
+        Err(e) if e.is_missing_endpoint() => return from_multiclusters(client, args, out).await,
+        Err(e) => return Err(e.into()),
+    };
     let only = args.name().or(args.filters.cluster.as_deref());
     if let Some(name) = only {
         clusters.retain(|c| c.name == name);
@@ -46,8 +57,7 @@ pub fn write_table(
     wide: bool,
     headers: bool,
 ) -> std::io::Result<()> {
-    let mut header: Vec<String> =
-        ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"].map(String::from).to_vec();
+    let mut header: Vec<String> = COLUMNS.map(String::from).to_vec();
     if wide {
         header.extend(["SINCE", "TYPES", "OBJECTS", "LAST EVENT", "LAG", "MESSAGE"].map(String::from));
     }
@@ -82,6 +92,80 @@ pub fn write_table(
                 row.push(c.message.clone().or_else(|| c.last_error.clone()).unwrap_or_default());
             }
             row
+        })
+        .collect();
+    table::write(out, headers.then_some(header.as_slice()), &rows)
+}
+
+/// `list clusters` against the original server: its MultiCluster objects, asked for exactly as
+/// the original CLI asks. They say less than `/v1/clusters` (no freshness: `-o wide` adds
+/// nothing), and `-o json|yaml` prints the objects themselves, as a `List`.
+async fn from_multiclusters(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    // One line, like kubectl's warnings: the table means something else than ours (the
+    // original's STATUS is its own word, `Healthy`).
+    eprintln!(
+        "Warning: mc-server at {} is an earlier version without /v1/clusters; listing its MultiCluster objects instead",
+        client.url()
+    );
+    let mut items = Vec::new();
+    for item in client.list(&original::multiclusters_query()).await? {
+        let cluster: MultiCluster = serde_json::from_value(item.object.clone())
+            .with_context(|| format!("unexpected MultiCluster object from mc-server at {}", client.url()))?;
+        items.push((cluster, item.object));
+    }
+    if let Some(name) = args.name().or(args.filters.cluster.as_deref()) {
+        items.retain(|(c, _)| cluster_name(c) == name);
+    }
+    if items.is_empty() {
+        eprintln!("No clusters found.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let list = || json!({"apiVersion": "v1", "kind": "List", "items": items.iter().map(|(_, o)| o).collect::<Vec<&Value>>(), "metadata": {"resourceVersion": ""}});
+    match args.output {
+        Some(OutputFormat::Json) => print::write_json(out, &list())?,
+        Some(OutputFormat::Yaml) => print::write_yaml(out, &list())?,
+        Some(OutputFormat::Name) => {
+            for (c, _) in &items {
+                writeln!(out, "cluster/{}", cluster_name(c))?;
+            }
+        }
+        None | Some(OutputFormat::Wide) => {
+            let clusters: Vec<MultiCluster> = items.into_iter().map(|(c, _)| c).collect();
+            write_multicluster_table(out, &clusters, !args.no_headers)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The cluster a MultiCluster describes: `spec.name`, else the object's name.
+fn cluster_name(cluster: &MultiCluster) -> &str {
+    match cluster.spec.name.as_str() {
+        "" => cluster.metadata.name.as_deref().unwrap_or_default(),
+        name => name,
+    }
+}
+
+/// The cluster table from MultiCluster objects: `spec.{name,version,host,platform,isMaster}` and
+/// `status.status`, as the original wrote them (`isMaster: "true"`, `Healthy`).
+pub fn write_multicluster_table(
+    out: &mut dyn Write,
+    clusters: &[MultiCluster],
+    headers: bool,
+) -> std::io::Result<()> {
+    let header = COLUMNS.map(String::from);
+    let dash = |s: &str| if s.trim().is_empty() { "-".to_owned() } else { s.to_owned() };
+    let rows: Vec<Vec<String>> = clusters
+        .iter()
+        .map(|c| {
+            let status = c.status.as_ref().map(|s| s.status.as_str()).unwrap_or_default();
+            vec![
+                cluster_name(c).to_owned(),
+                dash(&c.spec.version),
+                dash(&c.spec.host),
+                dash(&c.spec.platform),
+                c.spec.is_master().to_string(),
+                dash(status),
+            ]
         })
         .collect();
     table::write(out, headers.then_some(header.as_slice()), &rows)

@@ -35,7 +35,15 @@ async fn wait_synced(
     let terminal = std::io::stderr().is_terminal();
     let start = Instant::now();
     loop {
-        let info = client.clusters().await?.into_iter().find(|c| c.name == name);
+        let clusters = match client.clusters().await {
+            Ok(clusters) => clusters,
+            Err(e) if e.is_missing_endpoint() => bail!(
+                "cannot wait for cluster {name}: mc-server at {} is an earlier version without /v1/clusters (the cluster is joined)",
+                client.url()
+            ),
+            Err(e) => return Err(e.into()),
+        };
+        let info = clusters.into_iter().find(|c| c.name == name);
         let Some(info) = info else { bail!("cluster {name} is no longer a member") };
         if info.status.is_synced() {
             if terminal {

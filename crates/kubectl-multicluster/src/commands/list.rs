@@ -11,14 +11,22 @@ use tracing::debug;
 
 use crate::cli::{ListArgs, OutputFormat};
 use crate::client::{Client, ListQuery, RawListItem};
+use crate::original::Listing;
 use crate::print::{self, Ctx, TableSpec};
+use crate::resolve::{self, Resolver};
 
 /// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
 const BUILTIN_GROUPS: &[&str] =
     &["", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io"];
 
-/// Runs `list`.
-pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
+/// Runs `list`. The type goes to the server as typed (explicit forms canonical); only a server
+/// without `/v1/resources` — the original — gets it resolved here.
+pub async fn run(
+    client: &Client,
+    resolver: Resolver,
+    args: ListArgs,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
     if args.resource == "clusters" {
         return super::clusters::run(client, &args, out).await;
     }
@@ -26,12 +34,9 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
     if args.watch {
         return super::watch::run(client, &args, &query, out).await;
     }
-    let (pages, resources) = tokio::join!(client.list_pages(&query), client.resources());
-    let pages = pages?;
-    let mut raw: Vec<RawListItem<'_>> = Vec::new();
-    for page in &pages {
-        raw.extend(page.parse::<RawListItem<'_>>()?);
-    }
+    let (first, resources) = tokio::join!(client.list_pages(&query), client.resources());
+    let listing = Listing::settle(client, &query, first, resources, resolver).await?;
+    let raw = listing.items()?;
     // Like kubectl: an empty JSON/YAML list is still a list; tables and names say so on stderr.
     let structured = matches!(args.output, Some(OutputFormat::Json | OutputFormat::Yaml));
     if raw.is_empty() && !structured {
@@ -45,7 +50,7 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
         Some(OutputFormat::Name) => print::write_names(out, &parsed()?)?,
         None | Some(OutputFormat::Wide) => {
             let sample = raw.first().map(parse).transpose()?;
-            let spec = table_spec(client, &args.resource, resources.ok(), sample.as_ref()).await;
+            let spec = table_spec(client, &args.resource, listing.resources.clone(), sample.as_ref()).await;
             let (ctx, wide) = (Ctx::now(), args.output == Some(OutputFormat::Wide));
             // One object parsed at a time: memory stays near the size of the response.
             let rows = raw
@@ -59,7 +64,7 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
 }
 
 /// An item with its object parsed.
-fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
+pub(crate) fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
     let object = serde_json::from_str(item.object.get())?;
     Ok(ListWithClusterItem { cluster_name: item.cluster_name.clone().into_owned(), object })
 }
@@ -67,7 +72,7 @@ fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
 /// The server query for `list` arguments.
 pub fn query(args: &ListArgs) -> ListQuery {
     ListQuery {
-        gvr: args.resource.clone(),
+        gvr: resolve::canonical(&args.resource).into_owned(),
         cluster: args.filters.cluster.clone(),
         namespace: args.filters.namespace.clone(),
         name: args.name().map(str::to_owned),

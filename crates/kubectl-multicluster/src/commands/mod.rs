@@ -18,6 +18,7 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 use crate::client::Client;
 use crate::config::{Overrides, Settings};
+use crate::resolve::Resolver;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
@@ -28,9 +29,12 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         insecure_skip_tls_verify: cli.insecure_skip_tls_verify,
     });
     let client = || -> Result<Client> { Ok(Client::new(settings.server()?)?) };
+    // The master cluster is asked only for a name that neither the server (the original cannot)
+    // nor the built-in table resolves.
+    let resolver = || Resolver::new(settings.master_kubeconfig(None));
     match cli.command {
-        Command::List(args) => list::run(&client()?, args, out).await,
-        Command::Describe(args) => describe::run(&client()?, args, out).await,
+        Command::List(args) => list::run(&client()?, resolver(), args, out).await,
+        Command::Describe(args) => describe::run(&client()?, resolver(), args, out).await,
         Command::Apply(args) => apply::run(&settings, args, out).await,
         Command::Delete(args) => delete::run(&settings, args, out).await,
         Command::Join(args) => join::join(&client()?, args, out).await,

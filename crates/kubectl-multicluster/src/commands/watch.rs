@@ -29,6 +29,14 @@ pub async fn run(
     let mut query = query.clone();
     query.limit = None;
     let (stream, resources) = tokio::join!(client.watch(&query), client.resources());
+    // The original server has no watch: it would answer with a plain list (or refuse the type).
+    if matches!(resources, Ok(None)) {
+        bail!(
+            "list --watch needs a newer mc-server: the server at {} is an earlier version without watch (it has no /v1/resources); list without --watch",
+            client.url()
+        );
+    }
+    let resources = resources.ok().flatten();
     let mut stream = stream?;
 
     let mut snapshot = Vec::new();
@@ -50,7 +58,7 @@ pub async fn run(
     let sample = snapshot
         .first()
         .map(|e| ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() });
-    let mut printer = Printer { spec: None, resources: resources.ok(), sample, widths: None, args };
+    let mut printer = Printer { spec: None, resources, sample, widths: None, args };
     printer.events(client, out, &snapshot).await?;
     out.flush()?;
     while !ended {

@@ -14,12 +14,12 @@ use crate::fake::FakeServer;
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-multicluster");
 
 /// A private home directory with a CLI config, removed on drop.
-struct Home {
-    dir: PathBuf,
+pub struct Home {
+    pub dir: PathBuf,
 }
 
 impl Home {
-    fn new() -> Self {
+    pub fn new() -> Self {
         static N: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "kmc-cli-{}-{}",
@@ -32,7 +32,7 @@ impl Home {
     }
 
     /// A home whose config points at `url` (`http://127.0.0.1:PORT`).
-    fn for_server(url: &str, token: Option<&str>) -> Self {
+    pub fn for_server(url: &str, token: Option<&str>) -> Self {
         let home = Self::new();
         let (host, port) = url.trim_start_matches("http://").rsplit_once(':').unwrap();
         let mut text = format!(
@@ -46,11 +46,11 @@ impl Home {
         home
     }
 
-    fn config(&self) -> PathBuf {
+    pub fn config(&self) -> PathBuf {
         self.dir.join(".multi-cluster-operator/config")
     }
 
-    fn cmd(&self) -> Command {
+    pub fn cmd(&self) -> Command {
         let mut cmd = Command::new(BIN);
         cmd.env("HOME", &self.dir)
             .env_remove("KUBECTL_MULTICLUSTER_CONFIG")
@@ -68,11 +68,11 @@ impl Drop for Home {
     }
 }
 
-fn stdout(output: &std::process::Output) -> String {
+pub fn stdout(output: &std::process::Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
-fn stderr(output: &std::process::Output) -> String {
+pub fn stderr(output: &std::process::Output) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
 }
 

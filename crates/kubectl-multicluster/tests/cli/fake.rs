@@ -21,12 +21,50 @@ struct Shared {
     requests: Arc<Mutex<Vec<String>>>,
 }
 
+/// A router served on 127.0.0.1 (only loopback) from its own thread; stops when dropped.
+pub struct Served {
+    pub url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Served {
+    pub fn start(app: Router) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await
+                    .unwrap();
+            });
+        });
+        Served { url: format!("http://{addr}"), stop: Some(stop), thread: Some(thread) }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        // A watch stream may still be open; do not wait for it.
+        drop(self.thread.take());
+    }
+}
+
 /// A running fake server; stops when dropped.
 pub struct FakeServer {
     pub url: String,
     requests: Arc<Mutex<Vec<String>>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _served: Served,
 }
 
 impl FakeServer {
@@ -37,46 +75,21 @@ impl FakeServer {
     pub fn with_token(token: Option<&str>) -> Self {
         let requests = Arc::new(Mutex::new(Vec::new()));
         let shared = Shared { token: token.map(str::to_owned), requests: requests.clone() };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr: SocketAddr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let app = Router::new()
-                    .route("/v1/list_with_cluster", get(list))
-                    .route("/v1/resources", get(resources))
-                    .route("/v1/clusters", get(clusters))
-                    .route("/v1/join", post(join))
-                    .route("/v1/unjoin", delete(unjoin))
-                    .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
-                    .with_state(shared);
-                axum::serve(listener, app)
-                    .with_graceful_shutdown(async {
-                        let _ = stopped.await;
-                    })
-                    .await
-                    .unwrap();
-            });
-        });
-        FakeServer { url: format!("http://{addr}"), requests, stop: Some(stop), thread: Some(thread) }
+        let app = Router::new()
+            .route("/v1/list_with_cluster", get(list))
+            .route("/v1/resources", get(resources))
+            .route("/v1/clusters", get(clusters))
+            .route("/v1/join", post(join))
+            .route("/v1/unjoin", delete(unjoin))
+            .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
+            .with_state(shared);
+        let served = Served::start(app);
+        FakeServer { url: served.url.clone(), requests, _served: served }
     }
 
     /// `METHOD path?query` of every request so far.
     pub fn requests(&self) -> Vec<String> {
         self.requests.lock().unwrap().clone()
-    }
-}
-
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        // A watch stream may still be open; do not wait for it.
-        drop(self.thread.take());
     }
 }
 
@@ -101,7 +114,7 @@ fn items_of(gvr: &str) -> Option<Vec<Value>> {
     let name = match gvr {
         "pods" | "v1/pods" | "core/v1/pods" | "po" => "pods",
         "configmaps" | "v1/configmaps" | "cm" => "configmaps",
-        "deployments" | "apps/v1/deployments" => "deployments",
+        "deployments" | "deploy" | "apps/v1/deployments" => "deployments",
         "widgets" => "widgets",
         "nothing" => return Some(vec![]),
         "many" => {

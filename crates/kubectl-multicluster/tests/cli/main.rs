@@ -4,5 +4,8 @@
 
 mod commands;
 mod fake;
+mod fake_master;
+mod original;
+mod original_server;
 mod print;
 mod scripts;
