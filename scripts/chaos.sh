@@ -86,6 +86,17 @@ wait_ready() { # seconds
     sleep 0.2
   done
 }
+# readyz_becomes CODE SECONDS: seconds until /readyz answers CODE, or -1.
+readyz_becomes() {
+  local t0 end code
+  t0=$(now) end=$(( $(date +%s) + $2 ))
+  while :; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$URL/readyz" || true)
+    if [[ $code == "$1" ]]; then python3 -c "print(round($(now) - $t0, 2))"; return 0; fi
+    if [[ $(date +%s) -ge $end ]]; then echo -1; return 0; fi
+    sleep 0.5
+  done
+}
 stop_server() { [[ -n $SERVER_PID ]] && { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }; SERVER_PID=""; }
 compare() { # namespace
   python3 scripts/chaos/compare.py --kubectl "$BIN/kubectl" --clusters "$CLUSTERS_DIR" --names "$NAMES" \
@@ -178,6 +189,15 @@ scenario_database() { # mariadb|postgres
   wait "$CHURN_PID" || true
   converge "$ns" || true
   report "$which" "$which" 1 "$(cat "$WORK/churn-$ns.json" 2>/dev/null)"
+  # A quiet outage (nothing waiting to be written) is reported too: /readyz 503, then 200 again.
+  scripts/testdb stop --dir "$DB_DIR" "$flag" >&2
+  local down up
+  down=$(readyz_becomes 503 15)
+  scripts/testdb start --dir "$DB_DIR" "$flag" >&2
+  up=$(readyz_becomes 200 60)
+  printf '{"scenario": "%s-quiet-outage", "backend": "%s", "readyz_503_after_seconds": %s, "readyz_200_after_seconds": %s}\n' \
+    "$which" "$which" "$down" "$up"
+  [[ $down != -1 && $up != -1 ]] || FAILED=1
   stop_server
 }
 

@@ -244,6 +244,9 @@ async fn restore_joined(
     }
 }
 
+/// How long the periodic count may take before the store counts as not answering.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, and the
 /// store's `clusters` table in step with the registry (written when a cluster's state changes).
 async fn refresh_counts(
@@ -267,9 +270,21 @@ async fn refresh_counts(
             last_optimize = std::time::Instant::now();
         }
         synced = now_synced;
+        // The counts double as the store's health probe: a database that went away shows in
+        // `/readyz` even when no change waits to be written.
+        let mut probe_failure: Option<String> = None;
         for c in registry.all() {
-            if let Ok(n) = store.count(c.name()).await {
-                c.objects.store(n, std::sync::atomic::Ordering::Relaxed);
+            match tokio::time::timeout(PROBE_TIMEOUT, store.count(c.name())).await {
+                Ok(Ok(n)) => c.objects.store(n, std::sync::atomic::Ordering::Relaxed),
+                Ok(Err(e)) if e.is_retryable() => {
+                    probe_failure = Some(e.to_string());
+                    break;
+                }
+                Ok(Err(_)) => {}
+                Err(_) => {
+                    probe_failure = Some(format!("no answer within {} s", PROBE_TIMEOUT.as_secs()));
+                    break;
+                }
             }
             let info = c.info(health.failing_since());
             let status = info.status.to_string();
@@ -292,6 +307,7 @@ async fn refresh_counts(
             }
         }
         written.retain(|name, _| registry.get(name).is_some());
+        health.probed(probe_failure.as_deref());
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
 }

@@ -22,6 +22,9 @@ const MAX_OWNER_UID: usize = 255;
 #[derive(Debug, Default)]
 pub struct StoreHealth {
     failing: Mutex<Option<(String, Timestamp)>>,
+    /// The last periodic read failed: a database that went away is reported even when no
+    /// change is waiting to be written.
+    probe: Mutex<Option<(String, Timestamp)>>,
 }
 
 impl StoreHealth {
@@ -45,6 +48,23 @@ impl StoreHealth {
         }
     }
 
+    /// The periodic read answered (`None`) or failed for a reason that is retried.
+    pub fn probed(&self, failure: Option<&str>) {
+        let mut p = self.probe.lock().unwrap_or_else(|e| e.into_inner());
+        match (failure, p.as_mut()) {
+            (None, Some((_, since))) => {
+                info!(since = %since, "the store answers again");
+                *p = None;
+            }
+            (None, None) => {}
+            (Some(reason), Some((r, _))) => *r = reason.to_string(),
+            (Some(reason), None) => {
+                warn!(error = %reason, "the store does not answer");
+                *p = Some((reason.to_string(), Timestamp::now()));
+            }
+        }
+    }
+
     /// Since when writes are failing; `None` while they pass.
     pub fn failing_since(&self) -> Option<Timestamp> {
         self.problem().map(|(_, t)| t)
@@ -52,7 +72,8 @@ impl StoreHealth {
 
     /// Why writes are failing, and since when; `None` while they pass.
     pub fn problem(&self) -> Option<(String, Timestamp)> {
-        self.failing.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let failing = self.failing.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        failing.or_else(|| self.probe.lock().unwrap_or_else(|e| e.into_inner()).clone())
     }
 }
 
