@@ -53,7 +53,14 @@ pub async fn serve(
     let graceful = GracefulShutdown::new();
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
-    builder.http2().timer(TokioTimer::new()).max_concurrent_streams(256);
+    // HTTP/2 has no header deadline: pings find peers that went away, so their connections do
+    // not hold a slot of the cap forever.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(256)
+        .keep_alive_interval(Some(Duration::from_secs(30)))
+        .keep_alive_timeout(Duration::from_secs(10));
     let builder = Arc::new(builder);
     tokio::pin!(shutdown);
     loop {

@@ -70,19 +70,26 @@ pub fn router(state: AppState) -> Router {
 /// Runs one store query in its turn and within [`QUERY_TIMEOUT`]; a busy or slow store answers
 /// 503 instead of piling up requests.
 pub async fn query(state: &AppState, query: &crate::store::Query) -> ApiResult<crate::store::Page> {
-    let work = async {
-        let _turn = state
-            .queries
-            .acquire()
-            .await
-            .map_err(|_| ApiError::unavailable("the server is shutting down"))?;
-        state.store.query(query).await.map_err(ApiError::from)
+    bounded(&state.queries, QUERY_TIMEOUT, async { state.store.query(query).await.map_err(ApiError::from) })
+        .await
+}
+
+/// `work` once it has one of `turns`, all of it (wait included) within `limit`, else 503.
+async fn bounded<T>(
+    turns: &tokio::sync::Semaphore,
+    limit: std::time::Duration,
+    work: impl std::future::Future<Output = ApiResult<T>>,
+) -> ApiResult<T> {
+    let in_turn = async {
+        let _turn =
+            turns.acquire().await.map_err(|_| ApiError::unavailable("the server is shutting down"))?;
+        work.await
     };
-    match tokio::time::timeout(QUERY_TIMEOUT, work).await {
+    match tokio::time::timeout(limit, in_turn).await {
         Ok(result) => result,
         Err(_) => Err(ApiError::unavailable(format!(
             "the query did not finish within {}s; narrow it (namespace, labelSelector, limit) or try again",
-            QUERY_TIMEOUT.as_secs()
+            limit.as_secs()
         ))),
     }
 }
@@ -178,4 +185,59 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
     let resp = next.run(req).await;
     state.metrics.request(&route, resp.status().as_u16());
     resp
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::time::Duration;
+
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use tokio::sync::Semaphore;
+
+    use super::{ApiResult, bounded};
+
+    async fn status<T>(r: ApiResult<T>) -> StatusCode {
+        match r {
+            Ok(_) => StatusCode::OK,
+            Err(e) => e.into_response().status(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_query_in_its_turn_and_in_time_answers() {
+        let turns = Semaphore::new(1);
+        assert_eq!(
+            status(bounded(&turns, Duration::from_secs(1), async { Ok(1) }).await).await,
+            StatusCode::OK
+        );
+    }
+
+    #[tokio::test]
+    async fn a_query_slower_than_the_limit_answers_503() {
+        let turns = Semaphore::new(1);
+        let slow = async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok(1)
+        };
+        let r = bounded(&turns, Duration::from_millis(50), slow).await;
+        assert_eq!(status(r).await, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(turns.available_permits(), 1, "the turn is given back");
+    }
+
+    #[tokio::test]
+    async fn when_every_turn_is_taken_a_query_waits_and_then_answers_503() {
+        let turns = Semaphore::new(2);
+        let _a = turns.acquire().await.unwrap();
+        let _b = turns.acquire().await.unwrap();
+        let ran = std::sync::atomic::AtomicBool::new(false);
+        let work = async {
+            ran.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(1)
+        };
+        let r = bounded(&turns, Duration::from_millis(50), work).await;
+        assert_eq!(status(r).await, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst), "no query runs beyond the limit of turns");
+    }
 }

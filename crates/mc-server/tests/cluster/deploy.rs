@@ -663,6 +663,7 @@ async fn in_cluster_mode_uses_the_pods_service_account() {
         args: &["--namespace", NAMESPACE, "--data-dir", &data],
         envs: &[("KUBERNETES_SERVICE_HOST", host), ("KUBERNETES_SERVICE_PORT", port), ("MC_TOKEN", "")],
         wrapper: Some(&wrapper),
+        ..Default::default()
     };
     let server =
         McServer::start_with(&env, test, Options { config: Some(config), ..Default::default() }, launch)

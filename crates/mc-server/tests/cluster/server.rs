@@ -51,6 +51,8 @@ pub struct Launch<'a> {
     /// A program that runs the server: called with the mc-server binary and its arguments, it
     /// must `exec` them (so the process id stays the server's).
     pub wrapper: Option<&'a Path>,
+    /// Let the server write the CLI config of `$HOME` (tests set `HOME` in [`Launch::envs`]).
+    pub write_cli_config: bool,
 }
 
 /// A running mc-server, killed on drop.
@@ -99,7 +101,8 @@ impl McServer {
         };
         let child = command
             .args(["--config", &config.display().to_string(), "--bind", "127.0.0.1"])
-            .args(["--port", &port.to_string(), "--storage", &storage, "--no-cli-config"])
+            .args(["--port", &port.to_string(), "--storage", &storage])
+            .args(if launch.write_cli_config { &[][..] } else { &["--no-cli-config"][..] })
             .args(launch.args)
             .env("RUST_LOG", "info,mc_server=debug")
             .env("MC_TOKEN", TEST_TOKEN)

@@ -108,7 +108,16 @@ async fn a_first_start_without_a_token_generates_a_private_one() {
     let data = env.dir.join("mc-server").join("sec-generated-data");
     let _ = std::fs::remove_dir_all(&data);
     let data_arg = data.display().to_string();
-    let launch = Launch { args: &["--data-dir", &data_arg], envs: &[("MC_TOKEN", "")], ..Default::default() };
+    let home = env.dir.join("mc-server").join("sec-generated-home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let home_arg = home.display().to_string();
+    let launch = Launch {
+        args: &["--data-dir", &data_arg],
+        envs: &[("MC_TOKEN", ""), ("HOME", &home_arg)],
+        write_cli_config: true,
+        ..Default::default()
+    };
     let mut server = McServer::spawn_with(&env, "sec-generated", Options::default(), launch);
     server.wait_ready(Duration::from_secs(90)).await;
     let file = data.join("token");
@@ -120,6 +129,11 @@ async fn a_first_start_without_a_token_generates_a_private_one() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _, _) = call(&server, Method::GET, "/v1/clusters", Some(&token)).await;
     assert_eq!(status, StatusCode::OK);
+    // The CLI config the server writes for a first-time user carries it: nobody types it.
+    let cli = mc_types::config::CliConfig::load(&home.join(".multi-cluster-operator/config"))
+        .expect("CLI config written");
+    assert_eq!(cli.token.as_deref(), Some(token.as_str()), "{cli:?}");
+    assert_eq!(Some(cli.server_port.to_string().as_str()), server.url.rsplit(':').next(), "{cli:?}");
     // A restart keeps the token.
     server.stop();
     let mut again = McServer::spawn_with(&env, "sec-generated", Options::default(), launch);

@@ -179,3 +179,41 @@ async fn a_silent_server_holds_no_lock_and_a_real_cluster_still_joins() {
     let (status, body) = server.unjoin("sec-real").await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+#[tokio::test]
+async fn a_stored_kubeconfig_that_carries_a_command_is_refused_at_restore() {
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{Api, DeleteParams, PostParams};
+
+    let env = TestEnv::from_env();
+    let dir = scratch(&env, "restore");
+    let hostile = Hostile::start(200, "{}");
+    let marker = dir.join("ran");
+    let exec = format!(
+        "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/sh\n      args: [\"-c\", \"touch {}\"]\n      interactiveMode: Never",
+        marker.display()
+    );
+    // A joined cluster's Secret written before uploads were checked, or edited by hand.
+    let secret: Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "mc-cluster-stored-evil", "namespace": "default",
+                     "labels": {"mulitcluster.practice.com/joined-cluster": "stored-evil"}},
+        "stringData": {"kubeconfig": kubeconfig(&format!("https://127.0.0.1:{}", hostile.port), &exec),
+                       "context": "", "insecure": "false"}
+    }))
+    .unwrap();
+    let secrets: Api<Secret> = Api::namespaced(env.client(&env.clusters[0]).await.unwrap(), "default");
+    let _ = secrets.delete("mc-cluster-stored-evil", &DeleteParams::default()).await;
+    secrets.create(&PostParams::default(), &secret).await.unwrap();
+
+    let server = McServer::start(&env, "sec-restore", Options::default()).await;
+    let (status, clusters) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::OK);
+    let evil = clusters.as_array().unwrap().iter().find(|c| c["name"] == "stored-evil").cloned();
+    secrets.delete("mc-cluster-stored-evil", &DeleteParams::default()).await.unwrap();
+    let evil = evil.expect("the refused cluster is shown, not silently skipped");
+    assert_eq!(evil["status"], "NotReady", "{evil}");
+    assert!(evil["message"].as_str().unwrap_or_default().contains("exec"), "{evil}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!marker.exists(), "a command from a stored kubeconfig ran");
+    assert_eq!(hostile.connections(), 0, "a refused kubeconfig reaches no server");
+}
