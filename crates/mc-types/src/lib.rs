@@ -1,8 +1,9 @@
 //! Types shared by `mc-server` and `kubectl-multicluster`.
 //!
-//! One concept per module: GVR parsing, the two configuration files, the HTTP wire types and the
-//! custom resource definitions.
+//! One concept per module: GVR parsing, the two configuration files, the HTTP wire types, the
+//! custom resource definitions and ages as kubectl prints them.
 
+pub mod age;
 pub mod api;
 pub mod config;
 pub mod crd;

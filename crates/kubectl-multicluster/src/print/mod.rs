@@ -8,7 +8,8 @@ pub mod cells;
 pub mod jsonpath;
 pub mod registry;
 pub mod table;
-pub mod time;
+/// Ages as kubectl prints them (shared with the server's Table answers).
+pub use mc_types::age as time;
 
 use std::io::{self, Write};
 
@@ -19,7 +20,7 @@ use serde_json::{Value, json};
 pub use registry::TableSpec;
 
 /// Annotation that names an object's cluster in `-o json|yaml` output.
-pub const CLUSTER_ANNOTATION: &str = "mulitcluster.practice.com/cluster";
+pub use mc_types::crd::CLUSTER_ANNOTATION;
 
 /// What every cell function may look at besides the object.
 #[derive(Clone, Copy, Debug)]

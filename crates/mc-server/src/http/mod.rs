@@ -4,6 +4,7 @@ pub mod clusters;
 pub mod error;
 pub mod health;
 pub mod join;
+pub mod kube;
 pub mod list;
 pub mod openapi;
 pub mod watch;
@@ -57,6 +58,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(list::router())
         .merge(clusters::router())
+        .merge(kube::router())
         .merge(admin)
         .merge(health::router())
         .merge(openapi::router())

@@ -6,10 +6,12 @@
 
 mod testenv;
 
+mod certs;
 mod deploy;
 mod dispatch;
 mod foundation;
 mod join;
+mod kube_api;
 mod original;
 mod server;
 mod sync;

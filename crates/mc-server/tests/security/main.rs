@@ -4,6 +4,8 @@
 //! `MC_TESTENV_DIR=/tmp/x cargo test -p mc-server --features cluster-tests --test security`
 #![allow(clippy::unwrap_used, missing_docs, dead_code)]
 
+#[path = "../cluster/certs.rs"]
+mod certs;
 #[path = "../cluster/server.rs"]
 mod server;
 #[path = "../cluster/testenv.rs"]

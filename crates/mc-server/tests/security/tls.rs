@@ -2,75 +2,15 @@
 //! files change.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 
+use crate::certs::issue;
 use crate::server::{Launch, McServer, Options};
 use crate::testenv::{TestEnv, eventually};
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A CA and a server certificate for 127.0.0.1/localhost signed by it: (ca.crt, tls.crt, tls.key).
-fn issue(dir: &Path, tag: &str) -> (PathBuf, PathBuf, PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
-    let (ca_key, ca, key, csr, crt) = (
-        format!("{tag}-ca.key"),
-        format!("{tag}-ca.crt"),
-        format!("{tag}.key"),
-        format!("{tag}.csr"),
-        format!("{tag}.crt"),
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            &ca_key,
-            "-out",
-            &ca,
-            "-days",
-            "2",
-            "-subj",
-            &format!("/CN=mc-test-ca-{tag}"),
-        ],
-    );
-    openssl(
-        dir,
-        &["req", "-newkey", "rsa:2048", "-nodes", "-keyout", &key, "-out", &csr, "-subj", "/CN=mc-server"],
-    );
-    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n").unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            &csr,
-            "-CA",
-            &ca,
-            "-CAkey",
-            &ca_key,
-            "-CAcreateserial",
-            "-out",
-            &crt,
-            "-days",
-            "2",
-            "-extfile",
-            "san.ext",
-        ],
-    );
-    (dir.join(ca), dir.join(crt), dir.join(key))
-}
 
 fn client(ca: &Path) -> reqwest::Client {
     let pem = std::fs::read(ca).unwrap();

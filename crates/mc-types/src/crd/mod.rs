@@ -25,6 +25,9 @@ pub const REDACTED_ANNOTATION: &str = "mulitcluster.practice.com/redacted";
 /// What a redacted value is served as: never a valid base64 value, so it cannot be written back
 /// as a blank secret by accident.
 pub const REDACTED_VALUE: &str = "<redacted>";
+/// Annotation that names an object's cluster wherever objects of several clusters are served
+/// together: the plugin's `-o json|yaml` and the Kubernetes API of mc-server.
+pub const CLUSTER_ANNOTATION: &str = "mulitcluster.practice.com/cluster";
 /// Finalizer that keeps a MultiClusterResource until every copy is gone.
 pub const FINALIZER: &str = "mulitcluster.practice.com/cleanup";
 

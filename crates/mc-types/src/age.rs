@@ -1,6 +1,7 @@
-//! Ages and durations the way kubectl prints them (`5m3s`, `3h`, `12d`).
+//! Ages and durations the way kubectl prints them (`5m3s`, `3h`, `12d`): the plugin's tables and
+//! the server's Table answers.
 
-use jiff::Timestamp;
+use k8s_openapi::jiff::Timestamp;
 
 /// Parses a Kubernetes timestamp (`2024-05-01T10:00:00Z`, with or without fractional seconds).
 pub fn parse(text: &str) -> Option<Timestamp> {

@@ -1,0 +1,44 @@
+//! The read-only Kubernetes API (SPEC §11), on the same port and token as the rest: discovery,
+//! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
+//! one. Objects carry their cluster in the annotation `mulitcluster.practice.com/cluster`;
+//! errors are `Status` objects; every method but GET answers 405 and says where to write.
+
+mod discovery;
+mod objects;
+mod status;
+mod table;
+
+use axum::Router;
+use axum::handler::Handler;
+use axum::routing::{MethodRouter, get};
+
+use crate::http::AppState;
+
+/// GET served by `handler`; every other method answers the read-only 405.
+fn read<H, T>(handler: H) -> MethodRouter<AppState>
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    get(handler).fallback(status::read_only)
+}
+
+/// Routes of this module, at the root and under `/clusters/{cluster}`.
+pub fn router() -> Router<AppState> {
+    let api = Router::new()
+        .route("/api", read(discovery::api_versions))
+        .route("/apis", read(discovery::api_groups))
+        .route("/api/{version}", read(discovery::resources))
+        .route("/apis/{group}/{version}", read(discovery::resources))
+        .route("/api/{version}/namespaces", read(objects::list))
+        .route("/api/{version}/namespaces/{namespace}", read(objects::get_namespace))
+        .route("/api/{version}/{resource}", read(objects::list))
+        .route("/api/{version}/{resource}/{name}", read(objects::get))
+        .route("/api/{version}/namespaces/{namespace}/{resource}", read(objects::list))
+        .route("/api/{version}/namespaces/{namespace}/{resource}/{name}", read(objects::get))
+        .route("/apis/{group}/{version}/{resource}", read(objects::list))
+        .route("/apis/{group}/{version}/{resource}/{name}", read(objects::get))
+        .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}", read(objects::list))
+        .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}", read(objects::get));
+    Router::new().merge(api.clone()).nest("/clusters/{cluster}", api)
+}

@@ -1,0 +1,257 @@
+//! List and get on the standard paths: every cluster's objects of one type (or, under
+//! `/clusters/{name}/`, one cluster's), each annotated with its cluster, as a Kubernetes `List`,
+//! a single object, or a `meta.k8s.io/v1` `Table` when the client asks for one.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use mc_types::ResourceInfo;
+use mc_types::crd::CLUSTER_ANNOTATION;
+use mc_types::selector::{FieldSelector, LabelSelector};
+use serde_json::{Value, json};
+
+use super::status::{KubeError, KubeResult};
+use super::table;
+use crate::http::AppState;
+use crate::http::list::{add_warnings, staleness_warnings};
+use crate::store::{Cursor, Query as StoreQuery, RawObject};
+
+/// Longest value of a query parameter (selectors and continue tokens; the rest are short).
+const MAX_PARAMETER: usize = 4096;
+
+/// What a path names.
+struct Target {
+    info: ResourceInfo,
+    cluster: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+}
+
+impl Target {
+    /// Reads the path parameters of any of the routes and finds the type among the synced ones.
+    fn resolve(state: &AppState, p: &HashMap<String, String>) -> KubeResult<Self> {
+        let group = p.get("group").cloned().unwrap_or_default();
+        let version = p.get("version").cloned().unwrap_or_default();
+        // `/api/v1/namespaces[/{name}]` have routes of their own (the static segment).
+        let resource = p.get("resource").cloned().unwrap_or_else(|| "namespaces".into());
+        let cluster = p.get("cluster").cloned();
+        if let Some(c) = &cluster
+            && state.registry.get(c).is_none()
+        {
+            return Err(KubeError::not_found(format!("cluster \"{}\" not found", shown(c))));
+        }
+        let info = state
+            .registry
+            .catalog()
+            .into_iter()
+            .find(|r| r.group == group && r.version == version && r.resource == resource)
+            .ok_or_else(KubeError::no_such_resource)?;
+        let namespace = p.get("namespace").cloned();
+        if namespace.is_some() && !info.namespaced {
+            return Err(KubeError::no_such_resource());
+        }
+        Ok(Target { info, cluster, namespace, name: p.get("name").cloned() })
+    }
+
+    fn api_version(&self) -> String {
+        self.info.gvr().api_version()
+    }
+}
+
+/// A value as it may be shown back: bounded.
+fn shown(s: &str) -> String {
+    let head: String = s.chars().take(64).filter(|c| !c.is_control()).collect();
+    if head.len() < s.len() { format!("{head}…") } else { head }
+}
+
+/// The query parameters Kubernetes list calls carry; the ones that only tune a real API server
+/// (`resourceVersion`, `timeoutSeconds`, …) are accepted and have no effect.
+#[derive(Default)]
+struct Params {
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    limit: Option<u32>,
+    continue_token: Option<String>,
+    watch: bool,
+}
+
+impl Params {
+    fn parse(pairs: Vec<(String, String)>) -> KubeResult<Self> {
+        let mut p = Params::default();
+        for (k, v) in pairs {
+            if v.len() > MAX_PARAMETER {
+                return Err(KubeError::bad_request(format!(
+                    "parameter {} is {} characters long; at most {MAX_PARAMETER} are allowed",
+                    shown(&k),
+                    v.len()
+                )));
+            }
+            let non_empty = |v: String| (!v.is_empty()).then_some(v);
+            match k.as_str() {
+                "labelSelector" => p.label_selector = non_empty(v),
+                "fieldSelector" => p.field_selector = non_empty(v),
+                "continue" => p.continue_token = non_empty(v),
+                "limit" => {
+                    p.limit = match v.parse::<i64>() {
+                        Ok(n) if n > 0 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+                        Ok(_) => None,
+                        Err(_) => {
+                            return Err(KubeError::bad_request(format!(
+                                "limit must be a number, got \"{}\"",
+                                shown(&v)
+                            )));
+                        }
+                    }
+                }
+                "watch" => p.watch = matches!(v.as_str(), "true" | "1"),
+                _ => {}
+            }
+        }
+        Ok(p)
+    }
+
+    fn to_query(&self, target: &Target) -> KubeResult<StoreQuery> {
+        let labels = match &self.label_selector {
+            Some(t) => Some(LabelSelector::parse(t).map_err(|e| KubeError::bad_request(e.to_string()))?),
+            None => None,
+        };
+        let fields = match &self.field_selector {
+            Some(t) => Some(FieldSelector::parse(t).map_err(|e| KubeError::bad_request(e.to_string()))?),
+            None => None,
+        };
+        let continue_after = match &self.continue_token {
+            Some(t) => Some(
+                Cursor::decode(t)
+                    .map_err(|e| KubeError::bad_request(format!("invalid continue token: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(StoreQuery {
+            gvr: Some(target.info.gvr()),
+            cluster: target.cluster.clone(),
+            namespace: target.namespace.clone(),
+            name: target.name.clone(),
+            labels,
+            fields,
+            limit: self.limit,
+            continue_after,
+            ..Default::default()
+        })
+    }
+}
+
+/// Whether the client asked for a `meta.k8s.io/v1` Table (kubectl get does).
+fn wants_table(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.split(',').any(|m| m.contains("as=Table") && m.contains("v=v1")))
+}
+
+/// The stored object with its cluster in [`CLUSTER_ANNOTATION`].
+fn annotated(cluster: &str, object: &RawObject) -> Value {
+    let mut value = object.value();
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+        if let Some(map) = annotations.as_object_mut() {
+            map.insert(CLUSTER_ANNOTATION.into(), cluster.into());
+        }
+    }
+    value
+}
+
+/// `GET` of a collection: every matching object of the type.
+pub async fn list(
+    State(state): State<AppState>,
+    Path(path): Path<HashMap<String, String>>,
+    Query(pairs): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> KubeResult<Response> {
+    let target = Target::resolve(&state, &path)?;
+    let params = Params::parse(pairs)?;
+    if params.watch {
+        return Err(KubeError::method_not_allowed(
+            "watch is not served by mc-server's Kubernetes API yet; use kubectl multicluster list -w".into(),
+        ));
+    }
+    let query = params.to_query(&target)?;
+    let page = crate::http::query(&state, &query).await?;
+    let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
+    let next = page.next.map(|c| c.encode()).unwrap_or_default();
+    let mut resp = if wants_table(&headers) {
+        Json(table::generic(&target.info, &page.items, &next)).into_response()
+    } else {
+        let items: Vec<Value> = page.items.iter().map(|(c, o)| annotated(c, o)).collect();
+        Json(json!({
+            "kind": format!("{}List", target.info.kind),
+            "apiVersion": target.api_version(),
+            "metadata": {"continue": next},
+            "items": items,
+        }))
+        .into_response()
+    };
+    add_warnings(&mut resp, warnings);
+    Ok(resp)
+}
+
+/// `GET` of one object by name. Over every cluster a name may exist in several: a Table lists
+/// them all; a single object is the first in cluster order, with a `Warning` naming the others.
+pub async fn get(
+    State(state): State<AppState>,
+    Path(path): Path<HashMap<String, String>>,
+    Query(pairs): Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> KubeResult<Response> {
+    let target = Target::resolve(&state, &path)?;
+    let params = Params::parse(pairs)?;
+    if params.watch {
+        return Err(KubeError::method_not_allowed(
+            "watch is not served by mc-server's Kubernetes API yet; use kubectl multicluster list -w".into(),
+        ));
+    }
+    let query = StoreQuery { limit: None, continue_after: None, ..params.to_query(&target)? };
+    let page = crate::http::query(&state, &query).await?;
+    let Some((cluster, object)) = page.items.first() else {
+        let name = target.name.as_deref().unwrap_or_default();
+        let what = if target.info.group.is_empty() {
+            target.info.resource.clone()
+        } else {
+            format!("{}.{}", target.info.resource, target.info.group)
+        };
+        return Err(KubeError::not_found(format!("{what} \"{}\" not found", shown(name))));
+    };
+    let mut warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
+    let mut resp = if wants_table(&headers) {
+        Json(table::generic(&target.info, &page.items, "")).into_response()
+    } else {
+        if page.items.len() > 1 {
+            let others: Vec<&str> = page.items[1..].iter().map(|(c, _)| c.as_str()).collect();
+            warnings.push(format!(
+                "{} also exists in {}; this is the one in {cluster}: ask /clusters/NAME/… for another",
+                target.name.as_deref().map(shown).unwrap_or_default(),
+                others.join(", ")
+            ));
+        }
+        Json(annotated(cluster, object)).into_response()
+    };
+    resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
+    add_warnings(&mut resp, warnings);
+    Ok(resp)
+}
+
+/// `GET /api/v1/namespaces/{name}`: one Namespace (the path shares its first segments with the
+/// namespaced routes, hence a route of its own).
+pub async fn get_namespace(
+    state: State<AppState>,
+    Path(mut path): Path<HashMap<String, String>>,
+    query: Query<Vec<(String, String)>>,
+    headers: HeaderMap,
+) -> KubeResult<Response> {
+    if let Some(name) = path.remove("namespace") {
+        path.insert("name".into(), name);
+    }
+    get(state, Path(path), query, headers).await
+}

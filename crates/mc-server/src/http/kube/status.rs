@@ -1,0 +1,83 @@
+//! Errors of the Kubernetes API as Kubernetes answers them: a `meta.k8s.io/v1` `Status` object
+//! with the HTTP code, a reason kubectl and client libraries understand, and one line of text.
+
+use axum::Json;
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::http::ApiError;
+
+/// A failed Kubernetes API call.
+#[derive(Debug)]
+pub struct KubeError {
+    /// HTTP status.
+    pub code: StatusCode,
+    /// `NotFound`, `BadRequest`, `MethodNotAllowed`, …
+    pub reason: &'static str,
+    /// What went wrong, in one line.
+    pub message: String,
+}
+
+/// Result of a Kubernetes API handler.
+pub type KubeResult<T> = Result<T, KubeError>;
+
+impl KubeError {
+    /// 404 with kubectl's own wording for a type or path that does not exist.
+    pub fn no_such_resource() -> Self {
+        Self::not_found("the server could not find the requested resource".into())
+    }
+
+    /// 404 for something named.
+    pub fn not_found(message: String) -> Self {
+        KubeError { code: StatusCode::NOT_FOUND, reason: "NotFound", message }
+    }
+
+    /// 400 for a malformed parameter.
+    pub fn bad_request(message: String) -> Self {
+        KubeError { code: StatusCode::BAD_REQUEST, reason: "BadRequest", message }
+    }
+
+    /// 405 for what this read-only API does not do.
+    pub fn method_not_allowed(message: String) -> Self {
+        KubeError { code: StatusCode::METHOD_NOT_ALLOWED, reason: "MethodNotAllowed", message }
+    }
+}
+
+impl From<ApiError> for KubeError {
+    fn from(e: ApiError) -> Self {
+        let reason = match e.status {
+            StatusCode::BAD_REQUEST => "BadRequest",
+            StatusCode::NOT_FOUND => "NotFound",
+            StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
+            StatusCode::UNAUTHORIZED => "Unauthorized",
+            StatusCode::FORBIDDEN => "Forbidden",
+            _ => "InternalError",
+        };
+        KubeError { code: e.status, reason, message: e.message }
+    }
+}
+
+impl IntoResponse for KubeError {
+    fn into_response(self) -> Response {
+        let body = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code.as_u16(),
+        });
+        (self.code, Json(body)).into_response()
+    }
+}
+
+/// Every method but GET on the Kubernetes paths: this API is read-only, and says where to write.
+pub async fn read_only(method: Method) -> KubeError {
+    KubeError::method_not_allowed(format!(
+        "{method} is not allowed: mc-server's Kubernetes API is read-only. Write to a member \
+         cluster directly, or dispatch to several with a MultiClusterResource in the master \
+         (kubectl multicluster apply -f …)"
+    ))
+}

@@ -1,0 +1,185 @@
+//! The read-only Kubernetes API (SPEC §11): plain kubectl and kube-rs read every cluster through
+//! mc-server, on the same port and token.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams};
+use serde_json::Value;
+
+use crate::server::{Launch, McServer, Options, TEST_TOKEN};
+use crate::testenv::{TestEnv, eventually, kubectl_path};
+
+/// A kubeconfig whose only context points at mc-server (or one of its `/clusters/NAME` paths).
+fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: &str) -> PathBuf {
+    let file = env.dir.join(format!("mc-kubeconfig-{name}"));
+    let text = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: mc\ncontexts:\n- name: mc\n  context: {{cluster: mc, user: mc}}\n\
+         clusters:\n- name: mc\n  cluster: {{server: \"{url}{path}\", certificate-authority: \"{}\"}}\n\
+         users:\n- name: mc\n  user: {{token: {TEST_TOKEN}}}\n",
+        ca.display()
+    );
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+fn kubectl(kubeconfig: &PathBuf, args: &[&str]) -> Output {
+    Command::new(kubectl_path().unwrap())
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["--cache-dir", &kubeconfig.with_extension("cache").display().to_string()])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output, what: &str) -> String {
+    assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Rows of a kubectl table, split on runs of spaces.
+fn rows(text: &str) -> Vec<Vec<String>> {
+    text.lines().map(|l| l.split_whitespace().map(String::from).collect()).collect()
+}
+
+#[tokio::test]
+async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_write() {
+    let env = TestEnv::from_env();
+    // kubectl sends a bearer token only over HTTPS.
+    let (ca, crt, key) = crate::certs::issue(&env.dir.join("kube-api-tls"), "kube-api");
+    let (crt_arg, key_arg) = (crt.display().to_string(), key.display().to_string());
+    let launch =
+        Launch { args: &["--tls-cert-file", &crt_arg, "--tls-key-file", &key_arg], ..Default::default() };
+    let server = McServer::spawn_with(&env, "kube-api", Options::default(), launch);
+    let url = server.url.replace("http://", "https://");
+    // No idle connections kept: the server closes those after its header timeout.
+    let https = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .add_root_certificate(reqwest::Certificate::from_pem(&std::fs::read(&ca).unwrap()).unwrap())
+        .build()
+        .unwrap();
+    eventually("mc-server ready over HTTPS", Duration::from_secs(90), || async {
+        let r = https.get(format!("{url}/readyz")).send().await.ok()?;
+        (r.status() == reqwest::StatusCode::OK).then_some(())
+    })
+    .await;
+    let all = kubeconfig(&env, &url, &ca, "all", "");
+
+    // Discovery: core, named groups and CRDs, with short names.
+    let resources = ok(kubectl(&all, &["api-resources", "--no-headers"]), "api-resources");
+    let names: Vec<&str> = resources.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    for want in ["pods", "configmaps", "namespaces", "deployments", "multiclusterresources", "multiclusters"]
+    {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
+    assert!(resources.lines().any(|l| l.starts_with("deployments") && l.contains("deploy")), "{resources}");
+
+    // A list over every cluster: one kube-system per cluster, with its cluster.
+    let table = ok(kubectl(&all, &["get", "namespaces"]), "get namespaces");
+    let rows = rows(&table);
+    assert_eq!(rows[0], ["NAME", "CLUSTER", "AGE"], "{table}");
+    for c in &env.clusters {
+        assert!(rows.iter().any(|r| r[0] == "kube-system" && r[1] == c.name), "{} in {table}", c.name);
+    }
+    let in_ns = ok(kubectl(&all, &["get", "configmaps", "-n", "kube-system", "--no-headers"]), "get cm -n");
+    let clusters: std::collections::BTreeSet<&str> =
+        in_ns.lines().filter_map(|l| l.split_whitespace().nth(1)).collect();
+    assert_eq!(clusters.len(), env.clusters.len(), "{in_ns}");
+    let wide = ok(kubectl(&all, &["get", "configmaps", "-A", "--no-headers"]), "get cm -A");
+    assert!(wide.lines().all(|l| l.split_whitespace().count() == 4), "NAMESPACE added by kubectl: {wide}");
+
+    // JSON: objects carry their cluster; a name in several clusters says which one it shows.
+    let out = kubectl(&all, &["get", "namespace", "kube-system", "-o", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let object: Value = serde_json::from_str(&ok(out, "get ns -o json")).unwrap();
+    assert_eq!(
+        object["metadata"]["annotations"]["mulitcluster.practice.com/cluster"],
+        env.clusters[0].name.as_str()
+    );
+    assert!(stderr.contains("also exists in"), "{stderr}");
+    let list: Value =
+        serde_json::from_str(&ok(kubectl(&all, &["get", "configmaps", "-A", "-o", "json"]), "json")).unwrap();
+    let items = list["items"].as_array().unwrap();
+    assert!(items.len() >= env.clusters.len(), "{list}");
+    assert!(
+        items.iter().all(|i| i["metadata"]["annotations"]["mulitcluster.practice.com/cluster"].is_string())
+    );
+
+    // One cluster under /clusters/NAME.
+    let second = &env.clusters[1].name;
+    let one = kubeconfig(&env, &url, &ca, "one", &format!("/clusters/{second}"));
+    let table = ok(kubectl(&one, &["get", "namespaces", "--no-headers"]), "get ns of one cluster");
+    assert!(
+        !table.is_empty() && table.lines().all(|l| l.split_whitespace().nth(1) == Some(second)),
+        "{table}"
+    );
+
+    // Pagination with limit and continue, as `get --raw` shows it: every object exactly once.
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    let mut pages = 0;
+    loop {
+        let path = format!("/api/v1/configmaps?limit=3&continue={token}");
+        let page: Value =
+            serde_json::from_str(&ok(kubectl(&all, &["get", "--raw", &path]), "raw page")).unwrap();
+        pages += 1;
+        for i in page["items"].as_array().unwrap() {
+            seen.push(format!(
+                "{}/{}/{}",
+                i["metadata"]["annotations"]["mulitcluster.practice.com/cluster"],
+                i["metadata"]["namespace"],
+                i["metadata"]["name"]
+            ));
+        }
+        token = page["metadata"]["continue"].as_str().unwrap_or_default().to_string();
+        if token.is_empty() {
+            break;
+        }
+    }
+    let total = items.len();
+    assert!(pages > 1, "{pages} pages");
+    assert_eq!(seen.len(), total);
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), total, "no object twice");
+
+    // Errors are Status objects; writes are refused and say where to write.
+    let out = kubectl(&all, &["get", "configmap", "no-such-configmap", "-n", "default"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("NotFound"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = kubectl(&all, &["delete", "namespace", "kube-public"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("MethodNotAllowed") && stderr.contains("read-only"), "{stderr}");
+    let out = kubectl(&all, &["create", "configmap", "nope", "-n", "default"]);
+    assert!(!out.status.success(), "creating through mc-server is refused");
+    let out = kubectl(&all, &["get", "--raw", "/clusters/no-such-cluster/api/v1/namespaces"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-cluster"));
+
+    // Without the token: 401.
+    let anonymous = https.get(format!("{url}/api/v1/namespaces")).send().await.unwrap();
+    assert_eq!(anonymous.status(), reqwest::StatusCode::UNAUTHORIZED);
+
+    // A kube-rs client lists through mc-server as from one cluster.
+    let kubeconfig = kube::config::Kubeconfig::read_from(&all).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client, "kube-system");
+    let list = cms.list(&ListParams::default()).await.unwrap();
+    let clusters: std::collections::BTreeSet<String> = list
+        .items
+        .iter()
+        .map(|c| {
+            c.metadata.annotations.clone().unwrap_or_default()["mulitcluster.practice.com/cluster"].clone()
+        })
+        .collect();
+    assert_eq!(clusters.len(), env.clusters.len(), "{clusters:?}");
+}
