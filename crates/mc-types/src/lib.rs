@@ -8,6 +8,8 @@ pub mod api;
 pub mod config;
 pub mod crd;
 pub mod gvr;
+pub mod jsonpath;
+pub mod printer_columns;
 pub mod selector;
 
 pub use config::ClusterName;

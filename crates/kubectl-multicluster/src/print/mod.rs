@@ -5,7 +5,8 @@
 //! so the output stays a valid Kubernetes `List` that `jq`, `yq` and `kubectl` understand.
 
 pub mod cells;
-pub mod jsonpath;
+/// The JSONPath subset of printer columns (shared with the server).
+pub use mc_types::jsonpath;
 pub mod registry;
 pub mod table;
 /// Ages as kubectl prints them (shared with the server's Table answers).

@@ -3,9 +3,8 @@
 
 use serde_json::Value;
 
+use super::Ctx;
 use super::cells::{self as c, age};
-use super::jsonpath::JsonPath;
-use super::{Ctx, time};
 
 /// A cell function: object in, text out.
 pub type CellFn = fn(&Value, &Ctx) -> String;
@@ -245,15 +244,8 @@ const EVENT_COLUMNS: &[(&str, Show, CellFn)] = &[
 pub enum Cell {
     /// A built-in function.
     Builtin(CellFn),
-    /// A CRD printer column: JSONPath and type (`string`, `integer`, `number`, `boolean`, `date`).
-    Path {
-        /// Where the value is.
-        path: JsonPath,
-        /// How to format it.
-        kind: String,
-    },
-    /// A CRD printer column whose path could not be parsed.
-    Invalid,
+    /// A CRD printer column (its `<invalid>` cell when the path is not supported).
+    Printer(mc_types::printer_columns::PrinterColumn),
 }
 
 /// One column of a table.
@@ -312,28 +304,12 @@ impl TableSpec {
     /// The table of a custom resource from its CRD's `additionalPrinterColumns` (of `version`,
     /// else of the storage version); AGE alone when it has none.
     pub fn from_crd(crd: &Value, version: &str, namespaced: bool) -> Self {
-        let versions = crd.pointer("/spec/versions").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-        let chosen = versions
-            .iter()
-            .find(|v| v.get("name").and_then(Value::as_str) == Some(version))
-            .or_else(|| versions.iter().find(|v| v.get("storage").and_then(Value::as_bool) == Some(true)));
-        let printer = chosen
-            .and_then(|v| v.get("additionalPrinterColumns"))
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        let mut columns: Vec<Column> = printer
-            .iter()
-            .filter_map(|p| {
-                let header = p.get("name")?.as_str()?.to_uppercase();
-                let path = p.get("jsonPath")?.as_str()?;
-                let show =
-                    if p.get("priority").and_then(Value::as_i64).unwrap_or(0) > 0 { Wide } else { Always };
-                let kind = p.get("type").and_then(Value::as_str).unwrap_or("string").to_owned();
-                let cell = match JsonPath::parse(path) {
-                    Ok(path) => Cell::Path { path, kind },
-                    Err(_) => Cell::Invalid,
-                };
-                Some(Column { header, show, cell })
+        let mut columns: Vec<Column> = mc_types::printer_columns::from_crd(crd, version)
+            .into_iter()
+            .map(|p| Column {
+                header: p.name.to_uppercase(),
+                show: if p.priority > 0 { Wide } else { Always },
+                cell: Cell::Printer(p),
             })
             .collect();
         // The API server does the same: without columns of its own, a CRD gets an AGE column.
@@ -368,25 +344,13 @@ impl TableSpec {
         }
         row.extend(self.visible(wide).map(|c| match &c.cell {
             Cell::Builtin(f) => f(obj, ctx),
-            Cell::Path { path, kind } => format_value(path.select(obj).first().copied(), kind, ctx),
-            Cell::Invalid => "<invalid>".into(),
+            Cell::Printer(p) => p.cell(obj, ctx.now),
         }));
         row
     }
 
     fn visible(&self, wide: bool) -> impl Iterator<Item = &Column> {
         self.columns.iter().filter(move |c| wide || c.show == Always)
-    }
-}
-
-/// Formats a printer-column value as the API server's table convertor does.
-fn format_value(value: Option<&Value>, kind: &str, ctx: &Ctx) -> String {
-    match value {
-        None | Some(Value::Null) => "<none>".into(),
-        Some(Value::String(s)) if kind == "date" => time::since(Some(s), ctx.now),
-        Some(Value::String(s)) => s.clone(),
-        Some(other @ (Value::Array(_) | Value::Object(_))) => other.to_string(),
-        Some(other) => other.to_string(),
     }
 }
 

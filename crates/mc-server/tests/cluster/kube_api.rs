@@ -79,10 +79,10 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
 
     // A list over every cluster: one kube-system per cluster, with its cluster.
     let table = ok(kubectl(&all, &["get", "namespaces"]), "get namespaces");
-    let rows = rows(&table);
-    assert_eq!(rows[0], ["NAME", "CLUSTER", "AGE"], "{table}");
+    let ns_rows = rows(&table);
+    assert_eq!(ns_rows[0], ["NAME", "CLUSTER", "AGE"], "{table}");
     for c in &env.clusters {
-        assert!(rows.iter().any(|r| r[0] == "kube-system" && r[1] == c.name), "{} in {table}", c.name);
+        assert!(ns_rows.iter().any(|r| r[0] == "kube-system" && r[1] == c.name), "{} in {table}", c.name);
     }
     let in_ns = ok(kubectl(&all, &["get", "configmaps", "-n", "kube-system", "--no-headers"]), "get cm -n");
     let clusters: std::collections::BTreeSet<&str> =
@@ -90,6 +90,19 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
     assert_eq!(clusters.len(), env.clusters.len(), "{in_ns}");
     let wide = ok(kubectl(&all, &["get", "configmaps", "-A", "--no-headers"]), "get cm -A");
     assert!(wide.lines().all(|l| l.split_whitespace().count() == 4), "NAMESPACE added by kubectl: {wide}");
+
+    // A custom resource: its CRD's printer columns, evaluated as the API server does.
+    let table = ok(kubectl(&all, &["get", "multiclusters", "-n", "default"]), "get multiclusters");
+    let crs = rows(&table);
+    assert_eq!(
+        crs[0],
+        ["NAME", "CLUSTER", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS", "AGE"],
+        "{table}"
+    );
+    let master = crs.iter().find(|r| r[0] == env.clusters[0].name).unwrap_or_else(|| panic!("{table}"));
+    assert_eq!(master[1], env.clusters[0].name, "MultiCluster objects live in the master: {table}");
+    assert_eq!(master[5], "true", "{table}");
+    assert!(master[3].starts_with("https://127.0.0.1:"), "{table}");
 
     // JSON: objects carry their cluster; a name in several clusters says which one it shows.
     let out = kubectl(&all, &["get", "namespace", "kube-system", "-o", "json"]);

@@ -182,7 +182,8 @@ pub async fn list(
     let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
     let mut resp = if wants_table(&headers) {
-        Json(table::generic(&target.info, &page.items, &next)).into_response()
+        let crd = crd(&state, &target.info).await;
+        Json(table::build(&target.info, crd.as_ref(), &page.items, &next)).into_response()
     } else {
         let items: Vec<Value> = page.items.iter().map(|(c, o)| annotated(c, o)).collect();
         Json(json!({
@@ -225,7 +226,8 @@ pub async fn get(
     };
     let mut warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp = if wants_table(&headers) {
-        Json(table::generic(&target.info, &page.items, "")).into_response()
+        let crd = crd(&state, &target.info).await;
+        Json(table::build(&target.info, crd.as_ref(), &page.items, "")).into_response()
     } else {
         if page.items.len() > 1 {
             let others: Vec<&str> = page.items[1..].iter().map(|(c, _)| c.as_str()).collect();
@@ -254,4 +256,20 @@ pub async fn get_namespace(
         path.insert("name".into(), name);
     }
     get(state, Path(path), query, headers).await
+}
+
+/// The CustomResourceDefinition of a type, from any cluster's stored objects; `None` for
+/// built-in types (and when no cluster has it stored).
+async fn crd(state: &AppState, info: &ResourceInfo) -> Option<Value> {
+    if info.group.is_empty() {
+        return None;
+    }
+    let query = StoreQuery {
+        gvr: Some(mc_types::Gvr::new("apiextensions.k8s.io", "v1", "customresourcedefinitions")),
+        name: Some(format!("{}.{}", info.resource, info.group)),
+        limit: Some(1),
+        ..Default::default()
+    };
+    let page = crate::http::query(state, &query).await.ok()?;
+    page.items.first().map(|(_, o)| o.value())
 }

@@ -1,31 +1,44 @@
-//! `meta.k8s.io/v1` Tables, as `kubectl get` asks for them. For now every type gets the columns
-//! kubectl shows for a type without printer columns plus `Cluster`: `Name`, `Cluster`, `Age`;
-//! the namespace column kubectl adds itself (from each row's object metadata) with `-A`.
+//! `meta.k8s.io/v1` Tables, as `kubectl get` asks for them: `Name`, `Cluster`, then a custom
+//! resource's printer columns (evaluated as the API server does), else `Age` — kubectl's columns
+//! of built-in kinds are still to come. kubectl adds the namespace column itself (from each row's
+//! object metadata) with `-A`.
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::ResourceInfo;
+use mc_types::printer_columns;
 use serde_json::{Value, json};
 
 use crate::store::RawObject;
 
-/// A Table of `items` (`(cluster, object)`), with `next` as its continue token.
-pub fn generic(info: &ResourceInfo, items: &[(String, RawObject)], next: &str) -> Value {
+/// A Table of `items` (`(cluster, object)`), with `next` as its continue token; `crd` is the
+/// type's CustomResourceDefinition object when it is a custom resource.
+pub fn build(info: &ResourceInfo, crd: Option<&Value>, items: &[(String, RawObject)], next: &str) -> Value {
     let now = Timestamp::now();
-    let columns = json!([
-        {"name": "Name", "type": "string", "format": "name", "priority": 0,
-         "description": format!("Name of the {} (metadata.name).", info.kind)},
-        {"name": "Cluster", "type": "string", "format": "", "priority": 0,
-         "description": "The member cluster the object lives in."},
-        {"name": "Age", "type": "string", "format": "", "priority": 0,
-         "description": "Time since the object was created (metadata.creationTimestamp)."},
-    ]);
+    let printer = crd.map(|crd| printer_columns::from_crd(crd, &info.version)).unwrap_or_default();
+    let mut columns = vec![
+        json!({"name": "Name", "type": "string", "format": "name", "priority": 0,
+               "description": format!("Name of the {} (metadata.name).", info.kind)}),
+        json!({"name": "Cluster", "type": "string", "format": "", "priority": 0,
+               "description": "The member cluster the object lives in."}),
+    ];
+    if printer.is_empty() {
+        columns.push(json!({"name": "Age", "type": "date", "format": "", "priority": 0,
+                            "description": "Time since the object was created (metadata.creationTimestamp)."}));
+    }
+    columns.extend(printer.iter().map(|p| {
+        json!({"name": p.name, "type": p.kind, "format": p.format, "priority": p.priority, "description": p.description})
+    }));
     let rows: Vec<Value> = items
         .iter()
         .map(|(cluster, object)| {
             let value = object.value();
             let mut meta = value.get("metadata").cloned().unwrap_or_else(|| json!({}));
             let name = meta["name"].as_str().unwrap_or_default().to_string();
-            let age = mc_types::age::since(meta["creationTimestamp"].as_str(), now);
+            let mut cells = vec![Value::from(name), Value::from(cluster.as_str())];
+            if printer.is_empty() {
+                cells.push(mc_types::age::since(meta["creationTimestamp"].as_str(), now).into());
+            }
+            cells.extend(printer.iter().map(|p| Value::from(p.cell(&value, now))));
             if let Some(m) = meta.as_object_mut() {
                 let annotations = m.entry("annotations").or_insert_with(|| json!({}));
                 if let Some(a) = annotations.as_object_mut() {
@@ -33,7 +46,7 @@ pub fn generic(info: &ResourceInfo, items: &[(String, RawObject)], next: &str) -
                 }
             }
             json!({
-                "cells": [name, cluster, age],
+                "cells": cells,
                 "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta},
             })
         })

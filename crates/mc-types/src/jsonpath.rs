@@ -33,6 +33,21 @@ pub struct ParseError {
     reason: String,
 }
 
+/// A field name from `start` up to the next unescaped `.` or `[`, and where it ends. A backslash
+/// escapes the next character, as kubectl's JSONPath does: `.metadata.labels.app\.kubernetes\.io/name`.
+fn field_name(chars: &[char], start: usize) -> (String, usize) {
+    let mut name = String::new();
+    let mut end = start;
+    while end < chars.len() && !matches!(chars[end], '.' | '[') {
+        if chars[end] == '\\' && end + 1 < chars.len() {
+            end += 1;
+        }
+        name.push(chars[end]);
+        end += 1;
+    }
+    (name, end)
+}
+
 impl JsonPath {
     /// Parses a path; `{…}` braces and a leading `$` are accepted.
     pub fn parse(text: &str) -> Result<Self, ParseError> {
@@ -51,12 +66,7 @@ impl JsonPath {
                     if chars.get(i + 1) == Some(&'.') {
                         return Err(err("recursive descent (..) is not supported"));
                     }
-                    let start = i + 1;
-                    let mut end = start;
-                    while end < chars.len() && !matches!(chars[end], '.' | '[') {
-                        end += 1;
-                    }
-                    let name: String = chars[start..end].iter().collect();
+                    let (name, end) = field_name(&chars, i + 1);
                     if name == "*" {
                         steps.push(Step::All);
                     } else if !name.is_empty() {
@@ -74,12 +84,8 @@ impl JsonPath {
                 }
                 _ => {
                     // A path without a leading dot: `spec.replicas`.
-                    let start = i;
-                    let mut end = start;
-                    while end < chars.len() && !matches!(chars[end], '.' | '[') {
-                        end += 1;
-                    }
-                    steps.push(Step::Field(chars[start..end].iter().collect()));
+                    let (name, end) = field_name(&chars, i);
+                    steps.push(Step::Field(name));
                     i = end;
                 }
             }
