@@ -25,13 +25,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let shared = store.backend() != crate::store::Backend::Sqlite;
     let gate: writer::WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(!shared));
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
-    let (writer, notices, writer_task) = writer::spawn(store.clone(), gate.clone(), health.clone());
+    let (writer, notices, history, writer_task) = writer::spawn(store.clone(), gate.clone(), health.clone());
     let registry = Arc::new(Registry::new());
     let sync = SyncContext {
         store: store.clone(),
         writer,
         gate: gate.clone(),
         notices,
+        history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
         prepare: Prepare { redact_secrets: settings.redact_secrets },
         exclude_groups: settings.exclude_groups.clone(),

@@ -82,7 +82,7 @@ fn line(ev: WatchEvent) -> Bytes {
 }
 
 /// Whether a change belongs to the watched query.
-fn matches(q: &Query, n: &Notice) -> bool {
+pub(crate) fn matches(q: &Query, n: &Notice) -> bool {
     if q.gvr.as_ref().is_some_and(|g| g != &n.gvr)
         || q.cluster.as_ref().is_some_and(|c| c != &n.cluster)
         || q.namespace.as_ref().is_some_and(|ns| ns != &n.namespace)

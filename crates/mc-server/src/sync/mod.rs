@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod discovery;
+pub mod history;
 pub mod object;
 pub mod resilient;
 pub mod watch;
@@ -26,6 +27,8 @@ pub struct SyncContext {
     pub gate: writer::WriteGate,
     /// Changes written, for watch streams.
     pub notices: writer::Notices,
+    /// The changes written, numbered, and the recent ones (Kubernetes resourceVersions).
+    pub history: std::sync::Arc<history::History>,
     /// Names of clusters that just became ready (dispatch retries them at once).
     pub ready_tx: tokio::sync::broadcast::Sender<String>,
     /// Object preparation (redaction).

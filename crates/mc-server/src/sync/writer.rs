@@ -9,6 +9,7 @@ use mc_types::Gvr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
+use super::history::History;
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
 use crate::store::{Backend, Change, RawObject, Store, StoredObject};
@@ -46,6 +47,8 @@ pub type Sender = mpsc::Sender<Msg>;
 /// A change that reached the store, for watch streams.
 #[derive(Debug)]
 pub struct Notice {
+    /// Its number in the order of writes (see [`History`]).
+    pub seq: u64,
     /// The cluster.
     pub cluster: String,
     /// The type.
@@ -76,17 +79,25 @@ pub fn spawn(
     store: Store,
     gate: WriteGate,
     health: Arc<StoreHealth>,
-) -> (Sender, Notices, tokio::task::JoinHandle<()>) {
+) -> (Sender, Notices, Arc<History>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(MAX_BATCH);
     let (notices, _) = broadcast::channel(4096);
-    let writer = Writer { store, notices: notices.clone(), health, refused: Default::default() };
-    (tx, notices, tokio::spawn(run(writer, rx, gate)))
+    let history = Arc::new(History::default());
+    let writer = Writer {
+        store,
+        notices: notices.clone(),
+        history: history.clone(),
+        health,
+        refused: Default::default(),
+    };
+    (tx, notices, history, tokio::spawn(run(writer, rx, gate)))
 }
 
 /// What every write needs.
 struct Writer {
     store: Store,
     notices: Notices,
+    history: Arc<History>,
     health: Arc<StoreHealth>,
     /// Object versions already refused once (cluster, type, uid, resourceVersion): a relist
     /// brings them again, and must not ask for another relist, forever.
@@ -207,11 +218,9 @@ async fn flush_cluster(w: &Writer, writing: bool, name: String, cluster: Arc<Clu
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
-    // Only pay for copies when someone watches.
-    if w.notices.receiver_count() > 0 {
-        for c in &outcome.written {
-            let _ = w.notices.send(Arc::new(notice(&name, c)));
-        }
+    // Numbered in write order; copies only when someone watches or versions are kept.
+    for c in &outcome.written {
+        w.history.publish(&w.notices, |seq| notice(seq, &name, c));
     }
     let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
     let mut relist: Vec<Gvr> = Vec::new();
@@ -256,9 +265,10 @@ fn describe(change: &Change) -> (Gvr, String) {
     (gvr.clone(), what)
 }
 
-fn notice(cluster: &str, change: &Change) -> Notice {
+fn notice(seq: u64, cluster: &str, change: &Change) -> Notice {
     match change {
         Change::Upsert(o) => Notice {
+            seq,
             cluster: cluster.to_string(),
             gvr: o.gvr.clone(),
             namespace: o.namespace.clone(),
@@ -276,6 +286,7 @@ fn notice(cluster: &str, change: &Change) -> Notice {
             meta.insert("uid".into(), uid.clone().into());
             let identity = serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta});
             Notice {
+                seq,
                 cluster: cluster.to_string(),
                 gvr: gvr.clone(),
                 namespace: namespace.clone(),

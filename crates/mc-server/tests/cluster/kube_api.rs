@@ -45,15 +45,14 @@ fn rows(text: &str) -> Vec<Vec<String>> {
     text.lines().map(|l| l.split_whitespace().map(String::from).collect()).collect()
 }
 
-#[tokio::test]
-async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_write() {
-    let env = TestEnv::from_env();
-    // kubectl sends a bearer token only over HTTPS.
-    let (ca, crt, key) = crate::certs::issue(&env.dir.join("kube-api-tls"), "kube-api");
+/// An mc-server speaking HTTPS (kubectl sends a bearer token only over HTTPS), ready: the
+/// server, its https URL, its CA file and a client trusting it.
+async fn start_https(env: &TestEnv, test: &str) -> (McServer, String, PathBuf, reqwest::Client) {
+    let (ca, crt, key) = crate::certs::issue(&env.dir.join(format!("{test}-tls")), test);
     let (crt_arg, key_arg) = (crt.display().to_string(), key.display().to_string());
     let launch =
         Launch { args: &["--tls-cert-file", &crt_arg, "--tls-key-file", &key_arg], ..Default::default() };
-    let server = McServer::spawn_with(&env, "kube-api", Options::default(), launch);
+    let server = McServer::spawn_with(env, test, Options::default(), launch);
     let url = server.url.replace("http://", "https://");
     // No idle connections kept: the server closes those after its header timeout.
     let https = reqwest::Client::builder()
@@ -66,6 +65,13 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
         (r.status() == reqwest::StatusCode::OK).then_some(())
     })
     .await;
+    (server, url, ca, https)
+}
+
+#[tokio::test]
+async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_write() {
+    let env = TestEnv::from_env();
+    let (_server, url, ca, https) = start_https(&env, "kube-api").await;
     let all = kubeconfig(&env, &url, &ca, "all", "");
 
     // Discovery: core, named groups and CRDs, with short names.
@@ -195,4 +201,104 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
         })
         .collect();
     assert_eq!(clusters.len(), env.clusters.len(), "{clusters:?}");
+}
+
+#[tokio::test]
+async fn kubectl_get_w_and_a_kube_rs_watcher_follow_changes_from_a_resource_version() {
+    use futures::StreamExt;
+    use kube::runtime::watcher;
+    use std::io::BufRead;
+
+    let env = TestEnv::from_env();
+    let (_server, url, ca, https) = start_https(&env, "kube-watch").await;
+    let all = kubeconfig(&env, &url, &ca, "watch", "");
+    let member = &env.clusters[1];
+    let ns = "mc-kube-watch";
+    let _ = env.kubectl(member, &["create", "namespace", ns]);
+    let _ = env.kubectl(member, &["delete", "configmaps", "--all", "-n", ns]);
+
+    // kubectl get -w: the list, then a row for an object created after it started.
+    let mut child = Command::new(kubectl_path().unwrap())
+        .arg("--kubeconfig")
+        .arg(&all)
+        .args(["get", "configmaps", "-n", ns, "-w", "--no-headers"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    env.kubectl(member, &["create", "configmap", "watched-by-kubectl", "-n", ns]).unwrap();
+    let row = (|| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(line) if line.contains("watched-by-kubectl") => return Some(line),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+        None
+    })();
+    let _ = child.kill();
+    let row = row.expect("kubectl get -w printed the new object");
+    assert!(row.contains(&member.name), "{row}");
+
+    // A kube-rs watcher (list, then watch from the list's resourceVersion) sees a create and a delete.
+    let kubeconfig = kube::config::Kubeconfig::read_from(&all).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await.unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client, ns);
+    let mut events = watcher(api, watcher::Config::default()).boxed();
+    let mut created = false;
+    let mut seen = Vec::new();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(event) = events.next().await {
+            match event.unwrap() {
+                watcher::Event::InitDone => {
+                    env.kubectl(member, &["create", "configmap", "watched-by-kube-rs", "-n", ns]).unwrap();
+                }
+                watcher::Event::Apply(cm) if cm.metadata.name.as_deref() == Some("watched-by-kube-rs") => {
+                    let rv = cm.metadata.resource_version.clone().unwrap_or_default();
+                    assert!(rv.starts_with("mc."), "our resourceVersion: {rv}");
+                    seen.push("apply");
+                    if !created {
+                        created = true;
+                        env.kubectl(member, &["delete", "configmap", "watched-by-kube-rs", "-n", ns])
+                            .unwrap();
+                    }
+                }
+                watcher::Event::Delete(cm) if cm.metadata.name.as_deref() == Some("watched-by-kube-rs") => {
+                    seen.push("delete");
+                    return;
+                }
+                _ => {}
+            }
+        }
+    })
+    .await;
+    assert!(outcome.is_ok(), "watcher events: {seen:?}");
+    assert_eq!(seen.first(), Some(&"apply"));
+    assert_eq!(seen.last(), Some(&"delete"));
+
+    // A version that is not ours (a member's) or no longer kept: 410 Expired, so clients list again.
+    let body = https
+        .get(format!("{url}/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion=12345"))
+        .bearer_auth(TEST_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let event: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
+    assert_eq!(event["type"], "ERROR", "{body}");
+    assert_eq!(event["object"]["code"], 410, "{body}");
+    let _ = env.kubectl(member, &["delete", "namespace", ns, "--wait=false"]);
 }

@@ -1,12 +1,14 @@
 //! The read-only Kubernetes API (SPEC §11), on the same port and token as the rest: discovery,
 //! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
-//! one. Objects carry their cluster in the annotation `mulitcluster.practice.com/cluster`;
-//! errors are `Status` objects; every method but GET answers 405 and says where to write.
+//! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
+//! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
+//! objects; every method but GET answers 405 and says where to write.
 
 mod discovery;
 mod objects;
 mod status;
 mod table;
+mod watch;
 
 use axum::Router;
 use axum::handler::Handler;

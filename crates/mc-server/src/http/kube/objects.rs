@@ -76,6 +76,8 @@ struct Params {
     limit: Option<u32>,
     continue_token: Option<String>,
     watch: bool,
+    resource_version: Option<String>,
+    timeout: Option<std::time::Duration>,
 }
 
 impl Params {
@@ -107,6 +109,16 @@ impl Params {
                     }
                 }
                 "watch" => p.watch = matches!(v.as_str(), "true" | "1"),
+                "resourceVersion" => p.resource_version = non_empty(v),
+                "timeoutSeconds" => {
+                    let seconds = v.parse::<u64>().map_err(|_| {
+                        KubeError::bad_request(format!(
+                            "timeoutSeconds must be a number, got \"{}\"",
+                            shown(&v)
+                        ))
+                    })?;
+                    p.timeout = Some(std::time::Duration::from_secs(seconds));
+                }
                 _ => {}
             }
         }
@@ -152,7 +164,7 @@ fn wants_table(headers: &HeaderMap) -> bool {
 }
 
 /// The stored object with its cluster in [`CLUSTER_ANNOTATION`].
-fn annotated(cluster: &str, object: &RawObject) -> Value {
+pub(super) fn annotated(cluster: &str, object: &RawObject) -> Value {
     let mut value = object.value();
     if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
         let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
@@ -172,24 +184,38 @@ pub async fn list(
 ) -> KubeResult<Response> {
     let target = Target::resolve(&state, &path)?;
     let params = Params::parse(pairs)?;
-    if params.watch {
-        return Err(KubeError::method_not_allowed(
-            "watch is not served by mc-server's Kubernetes API yet; use kubectl multicluster list -w".into(),
-        ));
-    }
     let query = params.to_query(&target)?;
+    if params.watch {
+        let table = if wants_table(&headers) {
+            let crd = crd(&state, &target.info).await;
+            Some((target.info.clone(), crd))
+        } else {
+            None
+        };
+        let w = super::watch::Watch {
+            query,
+            resource_version: params.resource_version.clone(),
+            table,
+            timeout: params.timeout,
+        };
+        return Ok(super::watch::stream(&state, w).await?);
+    }
+    // The version of now, read before the objects: a watch from it misses nothing.
+    let rv = state.sync.history.resource_version();
     let page = crate::http::query(&state, &query).await?;
     let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
     let mut resp = if wants_table(&headers) {
         let crd = crd(&state, &target.info).await;
-        Json(table::build(&target.info, crd.as_ref(), &page.items, &next)).into_response()
+        let mut table = table::build(&target.info, crd.as_ref(), &page.items, &next);
+        table["metadata"]["resourceVersion"] = rv.into();
+        Json(table).into_response()
     } else {
         let items: Vec<Value> = page.items.iter().map(|(c, o)| annotated(c, o)).collect();
         Json(json!({
             "kind": format!("{}List", target.info.kind),
             "apiVersion": target.api_version(),
-            "metadata": {"continue": next},
+            "metadata": {"continue": next, "resourceVersion": rv},
             "items": items,
         }))
         .into_response()
@@ -209,8 +235,8 @@ pub async fn get(
     let target = Target::resolve(&state, &path)?;
     let params = Params::parse(pairs)?;
     if params.watch {
-        return Err(KubeError::method_not_allowed(
-            "watch is not served by mc-server's Kubernetes API yet; use kubectl multicluster list -w".into(),
+        return Err(KubeError::bad_request(
+            "watch one object through its collection with fieldSelector=metadata.name=NAME".into(),
         ));
     }
     let query = StoreQuery { limit: None, continue_after: None, ..params.to_query(&target)? };

@@ -1,0 +1,178 @@
+//! Watches on the Kubernetes paths, as client-go, kube-rs and `kubectl get -w` expect them:
+//! without a resourceVersion (or `0`) the current objects as `ADDED`, then every change; from a
+//! resourceVersion of ours (a list's, or an event's) exactly the changes after it; a version that
+//! is no longer known (or not ours) ends at once with an `ERROR` event `410 Expired`, so the
+//! client lists again. Every event's object carries its cluster and a resourceVersion of ours.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures::{StreamExt, stream};
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::table;
+use crate::http::AppState;
+use crate::http::list::{add_warnings, staleness_warnings};
+use crate::store::{Query, RawObject};
+use crate::sync::history::History;
+use crate::sync::writer::Notice;
+
+/// Longest a watch stays open without `timeoutSeconds` (clients watch again).
+const MAX_WATCH: Duration = Duration::from_secs(1800);
+
+/// What a watch sends.
+pub struct Watch {
+    /// The objects it is about.
+    pub query: Query,
+    /// Where to start: `None` (or `0`) for the current objects first.
+    pub resource_version: Option<String>,
+    /// Events carry one-row Tables (with this type's columns) instead of objects.
+    pub table: Option<(mc_types::ResourceInfo, Option<Value>)>,
+    /// When to end the stream.
+    pub timeout: Option<Duration>,
+}
+
+/// Starts a watch. Subscribes before reading anything, so no change falls between what was read
+/// and what is streamed.
+pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::http::ApiError> {
+    let rx = state.sync.notices.subscribe();
+    let history = state.sync.history.clone();
+    let mut first: Vec<Bytes> = Vec::new();
+    let mut known: HashSet<(String, String, String)> = HashSet::new();
+    let mut warnings = Vec::new();
+    let start = match w.resource_version.as_deref().filter(|rv| !rv.is_empty() && *rv != "0") {
+        None => {
+            // The version of now, read before the objects: later changes come by the stream.
+            let rv = history.resource_version();
+            let seq = history.parse(&rv).unwrap_or_default();
+            w.query.limit = None;
+            w.query.continue_after = None;
+            let page = crate::http::query(state, &w.query).await?;
+            warnings = staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()));
+            for (cluster, object) in &page.items {
+                let value = object.value();
+                let key = |f: &str| value["metadata"][f].as_str().unwrap_or_default().to_string();
+                known.insert((cluster.clone(), key("namespace"), key("name")));
+                first.push(event("ADDED", cluster, value, &rv, w.table.as_ref()));
+            }
+            Some(seq)
+        }
+        Some(rv) => match history.parse(rv).and_then(|seq| history.after(seq).map(|kept| (seq, kept))) {
+            Ok((seq, kept)) => {
+                let mut last = seq;
+                for n in kept.iter().filter(|n| crate::http::watch::matches(&w.query, n)) {
+                    first.push(change(n, &mut known, &history, w.table.as_ref()));
+                    last = n.seq;
+                }
+                Some(last.max(seq))
+            }
+            Err(_) => None,
+        },
+    };
+    let Some(last) = start else {
+        let body = Body::from(expired(rv_shown(w.resource_version.as_deref())));
+        return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
+    };
+    let query = Arc::new(w.query);
+    let table = Arc::new(w.table);
+    let changes = stream::unfold(
+        (Some(rx), last, known, query, table, history),
+        |(rx, last, mut known, query, table, history)| async move {
+            let mut rx = rx?;
+            loop {
+                match rx.recv().await {
+                    Ok(n) if n.seq > last && crate::http::watch::matches(&query, &n) => {
+                        let line = change(&n, &mut known, &history, table.as_ref().as_ref());
+                        return Some((line, (Some(rx), n.seq, known, query, table, history)));
+                    }
+                    Ok(_) => continue,
+                    // Fell behind: the client lists again.
+                    Err(RecvError::Lagged(_)) => {
+                        return Some((
+                            expired("the watch fell behind".into()),
+                            (None, last, known, query, table, history),
+                        ));
+                    }
+                    Err(RecvError::Closed) => return None,
+                }
+            }
+        },
+    );
+    let timeout = w.timeout.unwrap_or(MAX_WATCH).min(MAX_WATCH);
+    let events = stream::iter(first).chain(changes).map(Ok::<_, std::convert::Infallible>);
+    let events = events.take_until(tokio::time::sleep(timeout));
+    let mut resp = ([(header::CONTENT_TYPE, "application/json")], Body::from_stream(events)).into_response();
+    add_warnings(&mut resp, warnings);
+    Ok(resp)
+}
+
+/// The event of one written change: `DELETED`, else `ADDED` the first time the stream shows
+/// that object and `MODIFIED` after.
+fn change(
+    n: &Notice,
+    known: &mut HashSet<(String, String, String)>,
+    history: &History,
+    table: Option<&(mc_types::ResourceInfo, Option<Value>)>,
+) -> Bytes {
+    let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
+    let kind = if n.deleted {
+        known.remove(&key);
+        "DELETED"
+    } else if known.insert(key) {
+        "ADDED"
+    } else {
+        "MODIFIED"
+    };
+    event(kind, &n.cluster, n.object.value(), &history.format(n.seq), table)
+}
+
+/// One newline-terminated event; the object gets its cluster and our resourceVersion.
+fn event(
+    kind: &str,
+    cluster: &str,
+    mut object: Value,
+    rv: &str,
+    table: Option<&(mc_types::ResourceInfo, Option<Value>)>,
+) -> Bytes {
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("resourceVersion".into(), rv.into());
+    }
+    let object = match table {
+        Some((info, crd)) => {
+            let mut t = table::build(
+                info,
+                crd.as_ref(),
+                &[(cluster.to_string(), RawObject::from_value(&object))],
+                "",
+            );
+            t["metadata"]["resourceVersion"] = rv.into();
+            t
+        }
+        None => super::objects::annotated(cluster, &RawObject::from_value(&object)),
+    };
+    line(&json!({"type": kind, "object": object}))
+}
+
+/// The `ERROR` event that ends a watch whose start is unknown: clients list again.
+fn expired(what: String) -> Bytes {
+    line(&json!({"type": "ERROR", "object": {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": format!("{what}: too old resource version; list again"), "reason": "Expired", "code": 410
+    }}))
+}
+
+fn rv_shown(rv: Option<&str>) -> String {
+    let rv: String = rv.unwrap_or_default().chars().take(64).filter(|c| !c.is_control()).collect();
+    format!("resourceVersion {rv:?} is not known")
+}
+
+fn line(v: &Value) -> Bytes {
+    let mut bytes = serde_json::to_vec(v).unwrap_or_default();
+    bytes.push(b'\n');
+    Bytes::from(bytes)
+}
