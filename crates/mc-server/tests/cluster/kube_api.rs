@@ -247,6 +247,7 @@ async fn kubectl_get_w_and_a_kube_rs_watcher_follow_changes_from_a_resource_vers
         None
     })();
     let _ = child.kill();
+    let _ = child.wait();
     let row = row.expect("kubectl get -w printed the new object");
     assert!(row.contains(&member.name), "{row}");
 
