@@ -8,17 +8,18 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 /// Query, apply and join across many Kubernetes clusters through mc-server.
 ///
 /// Reads ~/.multi-cluster-operator/config (serverIP, serverPort, masterClusterKubeConfigPath,
-/// token). --server/--token or MC_SERVER/MC_TOKEN override it; KUBECTL_MULTICLUSTER_CONFIG names
-/// another config file.
+/// token), written by `config set`. --server/--token or MC_SERVER/MC_TOKEN override it;
+/// KUBECTL_MULTICLUSTER_CONFIG names another config file.
 #[derive(Debug, Parser)]
 #[command(name = "kubectl-multicluster", bin_name = "kubectl multicluster", version, max_term_width = 100)]
 pub struct Cli {
-    /// mc-server URL (http://HOST:PORT or HOST:PORT); overrides the config file [env: MC_SERVER]
+    /// mc-server URL (https://HOST:PORT, http://HOST:PORT or HOST:PORT); overrides the config
+    /// file [env: MC_SERVER]
     #[arg(long, global = true, value_name = "URL")]
     pub server: Option<String>,
 
@@ -28,7 +29,7 @@ pub struct Cli {
 
     /// PEM CA bundle that signs mc-server's HTTPS certificate; overrides certificateAuthority in
     /// the config file [env: MC_CERTIFICATE_AUTHORITY]
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub certificate_authority: Option<PathBuf>,
 
     /// Do not verify mc-server's HTTPS certificate (throwaway tests only) [env:
@@ -66,8 +67,24 @@ pub enum Command {
     Join(JoinArgs),
     /// Remove a cluster from mc-server and forget its objects.
     Unjoin(UnjoinArgs),
+    /// Print a kubeconfig for mc-server's read-only Kubernetes API
+    ///
+    /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
+    /// server URL, token and CA of this plugin's settings. kubectl sends a token only over
+    /// https, so the server should run with TLS:
+    ///
+    ///   kubectl multicluster kubeconfig > ~/.kube/mc
+    ///   KUBECONFIG=~/.kube/mc kubectl --context multicluster-tencent2 get pods -A
+    #[command(verbatim_doc_comment)]
+    Kubeconfig,
+    /// Write or show the config file (~/.multi-cluster-operator/config).
+    Config(ConfigArgs),
     /// Print a shell completion script.
     Completion(CompletionArgs),
+    /// Completion candidates for kubectl's plugin completion (kubectl_complete-multicluster):
+    /// the words typed after `kubectl multicluster`, the last one being completed.
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
 }
 
 /// Output formats of `list`.
@@ -181,7 +198,7 @@ impl DescribeArgs {
 #[derive(Debug, Args)]
 pub struct MasterArgs {
     /// Kubeconfig of the master cluster (default: masterClusterKubeConfigPath from the config)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<PathBuf>,
 
     /// Context in that kubeconfig (default: its current context)
@@ -193,7 +210,7 @@ pub struct MasterArgs {
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
     /// YAML or JSON manifest, directory of manifests, or - for stdin (repeatable)
-    #[arg(short, long = "file", value_name = "FILE", required = true)]
+    #[arg(short, long = "file", value_name = "FILE", required = true, value_hint = ValueHint::AnyPath)]
     pub files: Vec<String>,
 
     /// Namespace for objects that name none (default: the kubeconfig's, else default)
@@ -213,7 +230,7 @@ pub struct DeleteArgs {
     pub target: Vec<String>,
 
     /// Delete the objects of these manifests (repeatable; - for stdin)
-    #[arg(short, long = "file", value_name = "FILE")]
+    #[arg(short, long = "file", value_name = "FILE", value_hint = ValueHint::AnyPath)]
     pub files: Vec<String>,
 
     /// Namespace of the objects (default: the kubeconfig's, else default)
@@ -245,7 +262,7 @@ pub struct JoinArgs {
     pub name: String,
 
     /// Kubeconfig of the cluster
-    #[arg(short, long, value_name = "KUBECONFIG")]
+    #[arg(short, long, value_name = "KUBECONFIG", value_hint = ValueHint::FilePath)]
     pub file: PathBuf,
 
     /// Skip TLS verification of the cluster's API server
@@ -281,6 +298,49 @@ pub struct CompletionArgs {
     pub shell: clap_complete::Shell,
 }
 
+/// `config` arguments.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// What to do with the config file.
+    #[command(subcommand)]
+    pub command: ConfigCommand,
+}
+
+/// `config` verbs.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Write the config file, creating it (mode 0600) or changing only the settings given
+    ///
+    /// The global flags say what to write: --server URL (https://HOST:PORT, http://HOST:PORT or
+    /// HOST:PORT), --token TOKEN (empty removes it), --certificate-authority FILE (clears
+    /// insecure-skip-tls-verify) and --insecure-skip-tls-verify (clears the CA); plus
+    /// --master-kubeconfig. The file is $KUBECTL_MULTICLUSTER_CONFIG, else
+    /// ~/.multi-cluster-operator/config.
+    ///
+    ///   kubectl multicluster config set --server https://mc.example.com:31888 --token T \
+    ///     --certificate-authority ca.crt --master-kubeconfig ~/.kube/config
+    #[command(verbatim_doc_comment)]
+    Set(ConfigSetArgs),
+    /// Print the config file, with the token shown as <redacted>.
+    View,
+}
+
+/// `config set` arguments besides the global flags.
+#[derive(Debug, Args)]
+pub struct ConfigSetArgs {
+    /// Kubeconfig of the master cluster, used by apply and delete (masterClusterKubeConfigPath)
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
+    pub master_kubeconfig: Option<PathBuf>,
+}
+
+/// `__complete` arguments.
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The words after `kubectl multicluster`; the last is the one being completed (may be empty)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub words: Vec<String>,
+}
+
 /// `30s`, `5m`, `1h`, `250ms`, or plain seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -298,8 +358,20 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// The verbs, as typed.
-const VERBS: &[&str] =
-    &["list", "get", "describe", "apply", "delete", "join", "unjoin", "completion", "help"];
+const VERBS: &[&str] = &[
+    "list",
+    "get",
+    "describe",
+    "apply",
+    "delete",
+    "join",
+    "unjoin",
+    "kubeconfig",
+    "config",
+    "completion",
+    "__complete",
+    "help",
+];
 
 /// Inserts `list` when the first argument is a resource type rather than a verb: the original
 /// README runs `main.go v1/configmaps --clusterName=tencent2 …` without `list`.
@@ -385,6 +457,20 @@ mod tests {
         assert_eq!(normalize_args(args.clone()), args);
         let args: Vec<OsString> = ["k", "--version"].iter().map(OsString::from).collect();
         assert_eq!(normalize_args(args.clone()), args);
+    }
+
+    #[test]
+    fn config_kubeconfig_and_complete_are_verbs_not_resource_types() {
+        let cli =
+            parse(&["k", "--server", "https://mc:1", "config", "set", "--master-kubeconfig", "/k"]).unwrap();
+        let Command::Config(ConfigArgs { command: ConfigCommand::Set(set) }) = cli.command else {
+            panic!("not config set")
+        };
+        assert_eq!(set.master_kubeconfig, Some(PathBuf::from("/k")));
+        assert!(matches!(parse(&["k", "kubeconfig"]).unwrap().command, Command::Kubeconfig));
+        let cli = parse(&["k", "__complete", "list", "pods", "--clusterName", ""]).unwrap();
+        let Command::Complete(complete) = cli.command else { panic!("not __complete") };
+        assert_eq!(complete.words, ["list", "pods", "--clusterName", ""]);
     }
 
     #[test]

@@ -19,19 +19,22 @@ pub const CA_ENV: &str = "MC_CERTIFICATE_AUTHORITY";
 pub const INSECURE_ENV: &str = "MC_INSECURE_SKIP_TLS_VERIFY";
 
 /// How to create a config, for error messages.
-pub const HOW_TO_CREATE: &str = "generate-config.sh --ip IP --port PORT --config KUBECONFIG";
+pub const HOW_TO_CREATE: &str = "kubectl multicluster config set --server URL --token TOKEN";
+
+/// How to overwrite a broken config, for error messages.
+pub const HOW_TO_REPLACE: &str = "generate-config.sh --ip IP --port PORT --config KUBECONFIG --force";
 
 /// Why the settings could not be worked out. None is retryable: a file or flag has to change.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// There is no config file and no flag or variable says where the server is.
     #[error(
-        "no config file {}: create it with `{HOW_TO_CREATE}`, or pass --server URL (or set {SERVER_ENV})",
+        "no config file {}: create it with `{HOW_TO_CREATE}` (or generate-config.sh --ip IP --port PORT --config KUBECONFIG), or pass --server URL (or set {SERVER_ENV})",
         .0.display()
     )]
     Missing(PathBuf),
     /// The config file exists but cannot be used.
-    #[error("{0}; fix it, or write a new one with `{HOW_TO_CREATE} --force`")]
+    #[error("{0}; fix it, or write a new one with `{HOW_TO_REPLACE}`")]
     Broken(ConfigError),
     /// No home directory to look for the default config in.
     #[error(
@@ -86,7 +89,7 @@ impl fmt::Display for Origin {
 }
 
 /// What the command line says, before the environment and the file are consulted.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Overrides {
     /// `--server`.
     pub server: Option<String>,
@@ -223,7 +226,7 @@ fn file_ca(path: &Path, config: &CliConfig) -> Option<(PathBuf, Origin)> {
 }
 
 /// `host:port` → `http://host:port`; a trailing slash is dropped.
-fn normalize_url(url: &str, origin: &Origin) -> Result<String> {
+pub fn normalize_url(url: &str, origin: &Origin) -> Result<String> {
     let url = url.trim();
     let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
     let rest = rest.trim_end_matches('/');
@@ -366,7 +369,7 @@ mod tests {
         assert_eq!(
             message,
             format!(
-                "no config file {}: create it with `generate-config.sh --ip IP --port PORT --config KUBECONFIG`, or pass --server URL (or set MC_SERVER)",
+                "no config file {}: create it with `kubectl multicluster config set --server URL --token TOKEN` (or generate-config.sh --ip IP --port PORT --config KUBECONFIG), or pass --server URL (or set MC_SERVER)",
                 f.config_file().display()
             )
         );

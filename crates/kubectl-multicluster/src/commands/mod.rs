@@ -3,10 +3,13 @@
 
 pub mod apply;
 pub mod clusters;
+pub mod complete;
 pub mod completion;
+pub mod config;
 pub mod delete;
 pub mod describe;
 pub mod join;
+pub mod kubeconfig;
 pub mod list;
 pub mod watch;
 
@@ -22,12 +25,13 @@ use crate::resolve::Resolver;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
-    let settings = Settings::from_process(Overrides {
+    let overrides = Overrides {
         server: cli.server.clone(),
         token: cli.token.clone(),
         certificate_authority: cli.certificate_authority.clone(),
         insecure_skip_tls_verify: cli.insecure_skip_tls_verify,
-    });
+    };
+    let settings = Settings::from_process(overrides.clone());
     let client = || -> Result<Client> { Ok(Client::new(settings.server()?)?) };
     // The master cluster is asked only for a name that neither the server (the original cannot)
     // nor the built-in table resolves.
@@ -39,6 +43,10 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Delete(args) => delete::run(&settings, args, out).await,
         Command::Join(args) => join::join(&client()?, args, out).await,
         Command::Unjoin(args) => join::unjoin(&client()?, args, out).await,
+        Command::Kubeconfig => kubeconfig::run(&settings, out).await,
+        // `config set` writes what the flags say, never what the environment says.
+        Command::Config(args) => config::run(&settings, &overrides, args, out),
         Command::Completion(args) => completion::run(args, out),
+        Command::Complete(args) => complete::run(overrides, args, out).await,
     }
 }

@@ -291,7 +291,7 @@ fn a_missing_config_says_how_to_create_one() {
     assert_eq!(
         stderr(&out),
         format!(
-            "error: no config file {}: create it with `generate-config.sh --ip IP --port PORT --config KUBECONFIG`, or pass --server URL (or set MC_SERVER)\n",
+            "error: no config file {}: create it with `kubectl multicluster config set --server URL --token TOKEN` (or generate-config.sh --ip IP --port PORT --config KUBECONFIG), or pass --server URL (or set MC_SERVER)\n",
             home.config().display()
         )
     );

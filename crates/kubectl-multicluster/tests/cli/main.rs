@@ -3,8 +3,11 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 mod commands;
+mod complete;
+mod config_file;
 mod fake;
 mod fake_master;
+mod kubeconfig;
 mod original;
 mod original_server;
 mod print;

@@ -46,7 +46,7 @@ fn a_missing_config_says_how_to_create_it() {
     let run: crate::harness::Run = plugin_command(&config, &["list", "pods"], &[]).output().unwrap().into();
     assert_eq!(run.code, Some(1));
     assert!(
-        run.stderr.contains("create it with `generate-config.sh --ip IP --port PORT --config KUBECONFIG`"),
+        run.stderr.contains("create it with `kubectl multicluster config set --server URL --token TOKEN`"),
         "{run:?}"
     );
 }
