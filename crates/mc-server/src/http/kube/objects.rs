@@ -166,13 +166,18 @@ fn wants_table(headers: &HeaderMap) -> bool {
 /// The stored object with its cluster in [`CLUSTER_ANNOTATION`].
 pub(super) fn annotated(cluster: &str, object: &RawObject) -> Value {
     let mut value = object.value();
-    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+    annotate(cluster, &mut value);
+    value
+}
+
+/// Puts the cluster into an object's [`CLUSTER_ANNOTATION`].
+pub(super) fn annotate(cluster: &str, object: &mut Value) {
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
         if let Some(map) = annotations.as_object_mut() {
             map.insert(CLUSTER_ANNOTATION.into(), cluster.into());
         }
     }
-    value
 }
 
 /// `GET` of a collection: every matching object of the type.

@@ -31,20 +31,16 @@ pub fn build(info: &ResourceInfo, crd: Option<&Value>, items: &[(String, RawObje
     let rows: Vec<Value> = items
         .iter()
         .map(|(cluster, object)| {
-            let value = object.value();
-            let mut meta = value.get("metadata").cloned().unwrap_or_else(|| json!({}));
+            let mut value = object.value();
+            let meta = &value["metadata"];
             let name = meta["name"].as_str().unwrap_or_default().to_string();
             let mut cells = vec![Value::from(name), Value::from(cluster.as_str())];
             if printer.is_empty() {
                 cells.push(mc_types::age::since(meta["creationTimestamp"].as_str(), now).into());
             }
             cells.extend(printer.iter().map(|p| Value::from(p.cell(&value, now))));
-            if let Some(m) = meta.as_object_mut() {
-                let annotations = m.entry("annotations").or_insert_with(|| json!({}));
-                if let Some(a) = annotations.as_object_mut() {
-                    a.insert(mc_types::crd::CLUSTER_ANNOTATION.into(), cluster.as_str().into());
-                }
-            }
+            super::objects::annotate(cluster, &mut value);
+            let meta = value["metadata"].take();
             json!({
                 "cells": cells,
                 "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta},
