@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+use clap::{Args, Parser, Subcommand, ValueHint};
 
 /// Query, apply and join across many Kubernetes clusters through mc-server.
 ///
@@ -87,8 +87,8 @@ pub enum Command {
     Complete(CompleteArgs),
 }
 
-/// Output formats of `list`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// Output formats of `list`, as `-o` takes them.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
     /// The table with extra columns.
     Wide,
@@ -98,14 +98,102 @@ pub enum OutputFormat {
     Json,
     /// `CLUSTER/KIND.GROUP/NAME`, one per line.
     Name,
+    /// `jsonpath=TEMPLATE`: kubectl's JSONPath template over the `-o json` List (checked when
+    /// `list` runs, so a bad template is a one-line error).
+    JsonPath(String),
+    /// `custom-columns=HEADER:PATH,…`: one column per path (checked when `list` runs).
+    CustomColumns(String),
+}
+
+impl OutputFormat {
+    /// Parses `-o`: `wide`, `yaml`, `json`, `name`, `jsonpath=TEMPLATE`, `custom-columns=SPEC`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (format, argument) = match text.split_once('=') {
+            Some((format, argument)) => (format, Some(argument)),
+            None => (text, None),
+        };
+        match (format, argument) {
+            ("wide", None) => Ok(Self::Wide),
+            ("yaml", None) => Ok(Self::Yaml),
+            ("json", None) => Ok(Self::Json),
+            ("name", None) => Ok(Self::Name),
+            ("jsonpath", Some(template)) if !template.is_empty() => Ok(Self::JsonPath(template.to_owned())),
+            ("custom-columns", Some(spec)) if !spec.is_empty() => Ok(Self::CustomColumns(spec.to_owned())),
+            ("jsonpath", _) => {
+                Err("jsonpath needs a template: -o jsonpath='{.items[*].metadata.name}'".into())
+            }
+            ("custom-columns", _) => {
+                Err("custom-columns needs columns: -o custom-columns=NAME:.metadata.name".into())
+            }
+            _ => Err("expected wide, yaml, json, name, jsonpath=TEMPLATE or custom-columns=SPEC".into()),
+        }
+    }
+
+    /// The clap parser of `-o`: [`OutputFormat::parse`], with the formats as possible values for
+    /// help and shell completion.
+    pub fn value_parser() -> OutputFormatParser {
+        OutputFormatParser
+    }
+
+    /// Whether this is `-o wide`.
+    pub fn is_wide(format: Option<&Self>) -> bool {
+        format == Some(&Self::Wide)
+    }
+}
+
+/// Parses `-o` through [`OutputFormat::parse`].
+#[derive(Clone, Copy, Debug)]
+pub struct OutputFormatParser;
+
+impl clap::builder::TypedValueParser for OutputFormatParser {
+    type Value = OutputFormat;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OutputFormat, clap::Error> {
+        let text = clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)?;
+        OutputFormat::parse(&text).map_err(|reason| {
+            let arg = arg.map_or_else(|| "--output".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{arg}': {reason}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(
+            [
+                PossibleValue::new("wide").help("The table with extra columns"),
+                PossibleValue::new("yaml")
+                    .help("A YAML `List`; each item carries its cluster in an annotation"),
+                PossibleValue::new("json")
+                    .help("A JSON `List`; each item carries its cluster in an annotation"),
+                PossibleValue::new("name").help("`CLUSTER/KIND.GROUP/NAME`, one per line"),
+                PossibleValue::new("jsonpath=").help("kubectl's JSONPath template over the -o json List"),
+                PossibleValue::new("custom-columns=").help("HEADER:PATH,… columns"),
+            ]
+            .into_iter(),
+        ))
+    }
 }
 
 /// Filters shared by `list` and `describe`.
 #[derive(Debug, Args)]
 pub struct Filters {
-    /// Only this cluster
-    #[arg(long = "clusterName", visible_aliases = ["cluster-name", "cluster"], value_name = "CLUSTER")]
-    pub cluster: Option<String>,
+    /// Only these clusters, listed in this order: a,b (repeatable)
+    #[arg(
+        long = "clusterName",
+        visible_aliases = ["cluster-name", "cluster"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
 
     /// Only this namespace (default: all namespaces)
     #[arg(short, long, value_name = "NAMESPACE")]
@@ -147,9 +235,18 @@ pub struct ListArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 
-    /// Output format (default: a table)
-    #[arg(short, long, value_enum, value_name = "FORMAT")]
+    /// Output format (default: a table): wide, yaml, json, name, jsonpath=TEMPLATE,
+    /// custom-columns=HEADER:PATH,…
+    #[arg(short, long, value_name = "FORMAT", value_parser = OutputFormat::value_parser(), hide_possible_values = true)]
     pub output: Option<OutputFormat>,
+
+    /// Add a column per label key to the table: -L app,app.kubernetes.io/version (repeatable)
+    #[arg(short = 'L', long = "label-columns", value_name = "KEY", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+
+    /// Sort objects of every cluster by a JSONPath: .metadata.name, {.status.phase}
+    #[arg(long, value_name = "JSONPATH")]
+    pub sort_by: Option<String>,
 
     /// After listing, keep printing objects as they change
     #[arg(short, long)]
@@ -428,7 +525,7 @@ mod tests {
         ])
         .unwrap();
         let Command::List(list) = cli.command else { panic!("not list") };
-        assert_eq!(list.filters.cluster.as_deref(), Some("tencent2"));
+        assert_eq!(list.filters.clusters, ["tencent2"]);
         assert_eq!(list.filters.namespace.as_deref(), Some("default"));
         assert_eq!(list.name(), Some("myredis-0"));
     }
@@ -438,7 +535,30 @@ mod tests {
         for flag in ["--cluster-name", "--cluster", "--clusterName"] {
             let cli = parse(&["k", "list", "pods", flag, "c1"]).unwrap();
             let Command::List(list) = cli.command else { panic!("not list") };
-            assert_eq!(list.filters.cluster.as_deref(), Some("c1"));
+            assert_eq!(list.filters.clusters, ["c1"]);
+        }
+    }
+
+    #[test]
+    fn cluster_names_split_on_commas_and_the_flag_repeats() {
+        let cli = parse(&["k", "list", "pods", "--clusterName", "b,a", "--cluster=c"]).unwrap();
+        let Command::List(list) = cli.command else { panic!("not list") };
+        assert_eq!(list.filters.clusters, ["b", "a", "c"]);
+    }
+
+    #[test]
+    fn output_takes_kubectl_s_templates_and_columns() {
+        let output = |o: &str| {
+            let Command::List(list) = parse(&["k", "list", "pods", "-o", o]).unwrap().command else {
+                panic!("not list")
+            };
+            list.output
+        };
+        assert_eq!(output("wide"), Some(OutputFormat::Wide));
+        assert_eq!(output("jsonpath={.a}={b}"), Some(OutputFormat::JsonPath("{.a}={b}".into())));
+        assert_eq!(output("custom-columns=N:.x"), Some(OutputFormat::CustomColumns("N:.x".into())));
+        for bad in ["xml", "jsonpath", "jsonpath=", "custom-columns", "wide=1"] {
+            assert!(parse(&["k", "list", "pods", "-o", bad]).is_err(), "{bad}");
         }
     }
 

@@ -164,6 +164,22 @@ impl Listing {
         }
     }
 
+    /// Adds the same listing in more clusters, one request each in the order given, because the
+    /// server takes one `cluster=` per request.
+    pub async fn add_clusters(
+        &mut self,
+        client: &Client,
+        query: &ListQuery,
+        clusters: &[String],
+    ) -> Result<()> {
+        let sent = self.original.as_ref().map_or(query, |o| &o.query);
+        let queries: Vec<ListQuery> =
+            clusters.iter().map(|c| ListQuery { cluster: Some(c.clone()), ..sent.clone() }).collect();
+        let answers = futures::future::try_join_all(queries.iter().map(|q| client.list_pages(q))).await?;
+        self.pages.extend(answers.into_iter().flatten());
+        Ok(())
+    }
+
     /// Every item of every page (those the selectors pass, for the original).
     pub fn items(&self) -> Result<Vec<RawListItem<'_>>> {
         let mut raw = Vec::new();

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use mc_types::api::ClusterInfo;
 use mc_types::crd::MultiCluster;
 use serde_json::{Value, json};
@@ -19,20 +19,25 @@ const COLUMNS: [&str; 6] = ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "
 
 /// Runs `list clusters`.
 pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if matches!(args.output, Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_)))
+        || args.sort_by.is_some()
+        || !args.label_columns.is_empty()
+    {
+        bail!(
+            "list clusters prints a table, json, yaml or names: leave out -o jsonpath, -o custom-columns, --sort-by and -L"
+        );
+    }
     let mut clusters = match client.clusters().await {
         Ok(clusters) => clusters,
         Err(e) if e.is_missing_endpoint() => return from_multiclusters(client, args, out).await,
         Err(e) => return Err(e.into()),
     };
-    let only = args.name().or(args.filters.cluster.as_deref());
-    if let Some(name) = only {
-        clusters.retain(|c| c.name == name);
-    }
+    clusters.retain(|c| is_wanted(args, &c.name));
     if clusters.is_empty() {
         eprintln!("No clusters found.");
         return Ok(ExitCode::SUCCESS);
     }
-    match args.output {
+    match &args.output {
         Some(OutputFormat::Json) => print::write_json(out, &serde_json::to_value(&clusters)?)?,
         Some(OutputFormat::Yaml) => print::write_yaml(out, &serde_json::to_value(&clusters)?)?,
         Some(OutputFormat::Name) => {
@@ -40,8 +45,10 @@ pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Resul
                 writeln!(out, "cluster/{}", c.name)?;
             }
         }
-        None | Some(OutputFormat::Wide) => {
-            let wide = args.output == Some(OutputFormat::Wide);
+        Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_))
+        | None
+        | Some(OutputFormat::Wide) => {
+            let wide = OutputFormat::is_wide(args.output.as_ref());
             write_table(out, &clusters, &Ctx::now(), wide, !args.no_headers)?;
         }
     }
@@ -113,15 +120,13 @@ async fn from_multiclusters(client: &Client, args: &ListArgs, out: &mut dyn Writ
             .with_context(|| format!("unexpected MultiCluster object from mc-server at {}", client.url()))?;
         items.push((cluster, item.object));
     }
-    if let Some(name) = args.name().or(args.filters.cluster.as_deref()) {
-        items.retain(|(c, _)| cluster_name(c) == name);
-    }
+    items.retain(|(c, _)| is_wanted(args, cluster_name(c)));
     if items.is_empty() {
         eprintln!("No clusters found.");
         return Ok(ExitCode::SUCCESS);
     }
     let list = || json!({"apiVersion": "v1", "kind": "List", "items": items.iter().map(|(_, o)| o).collect::<Vec<&Value>>(), "metadata": {"resourceVersion": ""}});
-    match args.output {
+    match &args.output {
         Some(OutputFormat::Json) => print::write_json(out, &list())?,
         Some(OutputFormat::Yaml) => print::write_yaml(out, &list())?,
         Some(OutputFormat::Name) => {
@@ -129,12 +134,22 @@ async fn from_multiclusters(client: &Client, args: &ListArgs, out: &mut dyn Writ
                 writeln!(out, "cluster/{}", cluster_name(c))?;
             }
         }
-        None | Some(OutputFormat::Wide) => {
+        Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_))
+        | None
+        | Some(OutputFormat::Wide) => {
             let clusters: Vec<MultiCluster> = items.into_iter().map(|(c, _)| c).collect();
             write_multicluster_table(out, &clusters, !args.no_headers)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the NAME argument (or else `--clusterName`) asks for this cluster.
+fn is_wanted(args: &ListArgs, cluster: &str) -> bool {
+    match args.name() {
+        Some(name) => name == cluster,
+        None => args.filters.clusters.is_empty() || args.filters.clusters.iter().any(|c| c == cluster),
+    }
 }
 
 /// The cluster a MultiCluster describes: `spec.name`, else the object's name.

@@ -200,7 +200,7 @@ fn record(overrides: &mut Overrides, arg: &Arg, value: &str) {
 
 /// What a flag's value can be.
 fn value_of(arg: &Arg) -> Wanted {
-    if arg.get_id() == "cluster" {
+    if arg.get_id() == "clusters" {
         return Wanted::Clusters;
     }
     let values = arg.get_possible_values();
@@ -342,7 +342,10 @@ mod tests {
 
     #[test]
     fn fixed_values_flags_and_files_come_from_the_definitions() {
-        assert_eq!(values(&analyze(&["list", "pods", "-o", ""]).wanted), ["wide", "yaml", "json", "name"]);
+        assert_eq!(
+            values(&analyze(&["list", "pods", "-o", ""]).wanted),
+            ["wide", "yaml", "json", "name", "jsonpath=", "custom-columns="]
+        );
         assert!(values(&analyze(&["completion", ""]).wanted).contains(&"zsh"));
         assert_eq!(values(&analyze(&["config", ""]).wanted), ["set", "view"]);
         assert_eq!(analyze(&["apply", "-f", ""]).wanted, Wanted::Files);

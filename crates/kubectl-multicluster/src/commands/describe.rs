@@ -23,7 +23,8 @@ pub async fn run(
 ) -> Result<ExitCode> {
     let query = ListQuery {
         gvr: resolve::canonical(&args.resource).into_owned(),
-        cluster: args.filters.cluster.clone(),
+        // One cluster per request: the others are asked by `Listing::add_clusters`.
+        cluster: args.filters.clusters.first().cloned(),
         namespace: args.filters.namespace.clone(),
         name: args.name().map(str::to_owned),
         label_selector: args.filters.selector.clone(),
@@ -48,7 +49,8 @@ pub async fn run(
         // Answered: whichever server it is, the answer stands.
         None => Ok(Some(Vec::new())),
     };
-    let listing = Listing::settle(client, &query, first, resources, resolver).await?;
+    let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
+    listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
     let items = listing.items()?.iter().map(super::list::parse).collect::<Result<Vec<_>>>()?;
     if items.is_empty() {
         let Some(name) = args.name() else {
@@ -57,9 +59,10 @@ pub async fn run(
         };
         let namespace =
             args.filters.namespace.as_deref().map(|n| format!(" in namespace {n}")).unwrap_or_default();
-        let cluster = match &args.filters.cluster {
-            Some(c) => format!(" in cluster {c}"),
-            None => " in any cluster".into(),
+        let cluster = match args.filters.clusters.as_slice() {
+            [] => " in any cluster".into(),
+            [c] => format!(" in cluster {c}"),
+            several => format!(" in clusters {}", several.join(", ")),
         };
         bail!("{} \"{name}\" not found{namespace}{cluster}", args.resource);
     }

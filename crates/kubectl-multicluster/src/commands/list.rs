@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use mc_types::api::ListWithClusterItem;
 use mc_types::{ResourceCatalog, ResourceInfo};
 use serde_json::Value;
@@ -12,12 +12,57 @@ use tracing::debug;
 use crate::cli::{ListArgs, OutputFormat};
 use crate::client::{Client, ListQuery, RawListItem};
 use crate::original::Listing;
-use crate::print::{self, Ctx, TableSpec};
+use crate::print::custom_columns::CustomColumns;
+use crate::print::label_columns::LabelColumns;
+use crate::print::sort::SortBy;
+use crate::print::template::Template;
+use crate::print::{self, Ctx, TableSpec, not_found, table};
 use crate::resolve::{self, Resolver};
 
 /// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
 const BUILTIN_GROUPS: &[&str] =
     &["", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io"];
+
+/// How `list` prints, parsed from `-o`, `-L` and `--sort-by` before anything is asked.
+#[derive(Debug)]
+pub struct Printing {
+    format: Format,
+    /// `-L`: label columns added to tables.
+    pub labels: LabelColumns,
+    sort_by: Option<SortBy>,
+}
+
+#[derive(Debug)]
+enum Format {
+    Table { wide: bool },
+    Json,
+    Yaml,
+    Name,
+    Template(Template),
+    Columns(CustomColumns),
+}
+
+impl Printing {
+    /// Parses the output options; a bad template, column or path is a one-line error.
+    pub fn new(args: &ListArgs) -> Result<Self> {
+        let format = match &args.output {
+            None => Format::Table { wide: false },
+            Some(OutputFormat::Wide) => Format::Table { wide: true },
+            Some(OutputFormat::Json) => Format::Json,
+            Some(OutputFormat::Yaml) => Format::Yaml,
+            Some(OutputFormat::Name) => Format::Name,
+            Some(OutputFormat::JsonPath(t)) => Format::Template(Template::parse(t).context("-o jsonpath")?),
+            Some(OutputFormat::CustomColumns(spec)) => Format::Columns(CustomColumns::parse(spec)?),
+        };
+        let sort_by = args.sort_by.as_deref().map(SortBy::parse).transpose()?;
+        Ok(Printing { format, labels: LabelColumns::new(&args.label_columns), sort_by })
+    }
+
+    /// Whether only the plain table or names are asked for (what `--watch` can print).
+    pub fn suits_watch(&self) -> bool {
+        self.sort_by.is_none() && !matches!(self.format, Format::Template(_) | Format::Columns(_))
+    }
+}
 
 /// Runs `list`. The type goes to the server as typed (explicit forms canonical); only a server
 /// without `/v1/resources` — the original — gets it resolved here.
@@ -30,34 +75,75 @@ pub async fn run(
     if args.resource == "clusters" {
         return super::clusters::run(client, &args, out).await;
     }
+    let printing = Printing::new(&args)?;
     let query = query(&args);
     if args.watch {
-        return super::watch::run(client, &args, &query, out).await;
+        return super::watch::run(client, &args, &printing, &query, out).await;
     }
     let (first, resources) = tokio::join!(client.list_pages(&query), client.resources());
-    let listing = Listing::settle(client, &query, first, resources, resolver).await?;
-    let raw = listing.items()?;
-    // Like kubectl: an empty JSON/YAML list is still a list; tables and names say so on stderr.
-    let structured = matches!(args.output, Some(OutputFormat::Json | OutputFormat::Yaml));
-    if raw.is_empty() && !structured {
-        eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
-        return Ok(ExitCode::SUCCESS);
+    let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
+    listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
+    let mut raw = listing.items()?;
+    if raw.is_empty() {
+        // Like kubectl: a name that matches nothing is an error.
+        if let Some(name) = args.name() {
+            let resource = not_found::resource_name(&args.resource, listing.resources.as_deref());
+            eprintln!("{}", not_found::message(&resource, name));
+            return Ok(ExitCode::FAILURE);
+        }
+        // An empty JSON/YAML list is still a list (and a template runs on it); tables and names
+        // say so on stderr.
+        if !matches!(printing.format, Format::Json | Format::Yaml | Format::Template(_)) {
+            eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    if let Some(sort_by) = &printing.sort_by {
+        let mut keyed = raw
+            .into_iter()
+            .map(|item| Ok((sort_by.key(&print::into_annotated(parse(&item)?)), item)))
+            .collect::<Result<Vec<_>>>()?;
+        SortBy::sort(&mut keyed);
+        raw = keyed.into_iter().map(|(_, item)| item).collect();
     }
     let parsed = || raw.iter().map(parse).collect::<Result<Vec<_>>>();
-    match args.output {
-        Some(OutputFormat::Json) => print::write_json(out, &print::list_document(&parsed()?))?,
-        Some(OutputFormat::Yaml) => print::write_yaml(out, &print::list_document(&parsed()?))?,
-        Some(OutputFormat::Name) => print::write_names(out, &parsed()?)?,
-        None | Some(OutputFormat::Wide) => {
+    match &printing.format {
+        Format::Json => print::write_json(out, &print::list_document(&parsed()?))?,
+        Format::Yaml => print::write_yaml(out, &print::list_document(&parsed()?))?,
+        Format::Name => print::write_names(out, &parsed()?)?,
+        // kubectl ends a template's output with nothing of its own.
+        Format::Template(template) => {
+            out.write_all(template.render(&print::list_document(&parsed()?)).as_bytes())?
+        }
+        Format::Columns(columns) => {
+            let rows = raw
+                .iter()
+                .map(|item| parse(item).map(|i| columns.row(&print::into_annotated(i))))
+                .collect::<Result<Vec<_>>>()?;
+            let headers = (!args.no_headers).then(|| columns.headers());
+            table::write(out, headers.as_deref(), &rows)?;
+        }
+        Format::Table { wide } => {
+            let wide = *wide;
             let sample = raw.first().map(parse).transpose()?;
             let spec = table_spec(client, &args.resource, listing.resources.clone(), sample.as_ref()).await;
-            let (ctx, wide) = (Ctx::now(), args.output == Some(OutputFormat::Wide));
+            let ctx = Ctx::now();
             // One object parsed at a time: memory stays near the size of the response.
             let rows = raw
                 .iter()
-                .map(|item| parse(item).map(|i| spec.row(&i.cluster_name, &i.object, &ctx, wide)))
+                .map(|item| {
+                    let i = parse(item)?;
+                    let mut row = spec.row(&i.cluster_name, &i.object, &ctx, wide);
+                    row.extend(printing.labels.cells(&i.object));
+                    Ok(row)
+                })
                 .collect::<Result<Vec<_>>>()?;
-            print::write_rows(out, &spec, &rows, wide, !args.no_headers)?;
+            let headers = (!args.no_headers).then(|| {
+                let mut headers = spec.headers(wide);
+                headers.extend(printing.labels.headers());
+                headers
+            });
+            table::write(out, headers.as_deref(), &rows)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -73,7 +159,8 @@ pub(crate) fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
 pub fn query(args: &ListArgs) -> ListQuery {
     ListQuery {
         gvr: resolve::canonical(&args.resource).into_owned(),
-        cluster: args.filters.cluster.clone(),
+        // One cluster per request: the others are asked by `Listing::add_clusters`.
+        cluster: args.filters.clusters.first().cloned(),
         namespace: args.filters.namespace.clone(),
         name: args.name().map(str::to_owned),
         label_selector: args.filters.selector.clone(),

@@ -15,6 +15,8 @@ use crate::client::{Client, ListQuery};
 use crate::print::table::Widths;
 use crate::print::{self, Ctx, TableSpec};
 
+use super::list::Printing;
+
 /// The server sends the current objects in one burst; this much silence ends it, so the first
 /// screen can be aligned as a whole.
 const SNAPSHOT_QUIET: Duration = Duration::from_millis(300);
@@ -23,9 +25,18 @@ const SNAPSHOT_QUIET: Duration = Duration::from_millis(300);
 pub async fn run(
     client: &Client,
     args: &ListArgs,
+    printing: &Printing,
     query: &ListQuery,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
+    if !printing.suits_watch() {
+        bail!(
+            "list --watch prints tables, json, yaml or names: leave out --sort-by, -o jsonpath and -o custom-columns"
+        );
+    }
+    if args.filters.clusters.len() > 1 {
+        bail!("list --watch takes one --clusterName (the server watches one cluster or all)");
+    }
     let mut query = query.clone();
     query.limit = None;
     let (stream, resources) = tokio::join!(client.watch(&query), client.resources());
@@ -58,7 +69,7 @@ pub async fn run(
     let sample = snapshot
         .first()
         .map(|e| ListWithClusterItem { cluster_name: e.cluster_name.clone(), object: e.object.clone() });
-    let mut printer = Printer { spec: None, resources, sample, widths: None, args };
+    let mut printer = Printer { spec: None, resources, sample, widths: None, args, printing };
     printer.events(client, out, &snapshot).await?;
     out.flush()?;
     while !ended {
@@ -90,6 +101,7 @@ struct Printer<'a> {
     /// Column widths once the header is out.
     widths: Option<Widths>,
     args: &'a ListArgs,
+    printing: &'a Printing,
 }
 
 impl Printer<'_> {
@@ -98,7 +110,7 @@ impl Printer<'_> {
             return Ok(());
         }
         let with_type = self.args.output_watch_events;
-        match self.args.output {
+        match &self.args.output {
             Some(OutputFormat::Json) | Some(OutputFormat::Yaml) => {
                 for e in events {
                     let item = ListWithClusterItem {
@@ -122,6 +134,8 @@ impl Printer<'_> {
                     if with_type { writeln!(out, "{}   {name}", e.kind)? } else { writeln!(out, "{name}")? }
                 }
             }
+            // Refused by `Printing::suits_watch` before the watch began.
+            Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_)) => {}
             None | Some(OutputFormat::Wide) => {
                 if self.spec.is_none() {
                     let sample = self.sample.clone().or_else(|| {
@@ -146,6 +160,7 @@ impl Printer<'_> {
                     .iter()
                     .map(|e| {
                         let mut row = spec.row(&e.cluster_name, &e.object, &ctx, wide);
+                        row.extend(self.printing.labels.cells(&e.object));
                         if with_type {
                             row.insert(0, e.kind.to_string());
                         }
@@ -161,6 +176,7 @@ impl Printer<'_> {
                     }
                     None => {
                         let mut headers = spec.headers(wide);
+                        headers.extend(self.printing.labels.headers());
                         if with_type {
                             headers.insert(0, "EVENT".into());
                         }

@@ -5,10 +5,15 @@
 //! so the output stays a valid Kubernetes `List` that `jq`, `yq` and `kubectl` understand.
 
 pub mod cells;
+pub mod custom_columns;
 /// The JSONPath subset of printer columns (shared with the server).
 pub use mc_types::jsonpath;
+pub mod label_columns;
+pub mod not_found;
 pub mod registry;
+pub mod sort;
 pub mod table;
+pub mod template;
 /// Ages as kubectl prints them (shared with the server's Table answers).
 pub use mc_types::age as time;
 
@@ -65,7 +70,12 @@ pub fn write_rows(
 
 /// The object with its cluster in [`CLUSTER_ANNOTATION`].
 pub fn with_cluster(item: &ListWithClusterItem) -> Value {
-    let mut obj = item.object.clone();
+    into_annotated(item.clone())
+}
+
+/// [`with_cluster`] without a copy of the object.
+pub fn into_annotated(item: ListWithClusterItem) -> Value {
+    let mut obj = item.object;
     if let Some(map) = obj.as_object_mut() {
         let meta = map.entry("metadata").or_insert_with(|| json!({}));
         if let Some(meta) = meta.as_object_mut() {
@@ -74,7 +84,7 @@ pub fn with_cluster(item: &ListWithClusterItem) -> Value {
                 *annotations = json!({});
             }
             if let Some(a) = annotations.as_object_mut() {
-                a.insert(CLUSTER_ANNOTATION.into(), Value::String(item.cluster_name.clone()));
+                a.insert(CLUSTER_ANNOTATION.into(), Value::String(item.cluster_name));
             }
         }
     }

@@ -106,6 +106,9 @@ async fn record_and_authorize(State(shared): State<Shared>, req: Request, next: 
     next.run(req).await
 }
 
+/// The clusters of the fixtures (and of `clusters.json`).
+const KNOWN_CLUSTERS: [&str; 3] = ["tencent1", "tencent2", "tencent4"];
+
 fn param<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
     params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
@@ -152,6 +155,12 @@ async fn list(Query(params): Query<Vec<(String, String)>>) -> Response {
         });
         return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
     };
+    // Like mc-server: a cluster it does not know is a 404.
+    if let Some(cluster) = param(&params, "cluster").filter(|c| !KNOWN_CLUSTERS.contains(c)) {
+        let known = KNOWN_CLUSTERS.join(", ");
+        let body = json!({"error": format!("unknown cluster \"{cluster}\" (known: {known})")});
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
     if let Some(name) = param(&params, "name") {
         items.retain(|i| i["Object"]["metadata"]["name"] == name);
     }

@@ -8,6 +8,7 @@ mod config_file;
 mod fake;
 mod fake_master;
 mod kubeconfig;
+mod list_options;
 mod original;
 mod original_server;
 mod print;

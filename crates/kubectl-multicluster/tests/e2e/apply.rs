@@ -170,7 +170,10 @@ fn the_original_example_is_applied_dispatched_and_deleted() {
         "multiclusterresource.mulitcluster.practice.com \"mypod.pod\" deleted from default namespace\n"
     );
     eventually("multicluster-pod gone everywhere", Duration::from_secs(90), || {
+        // A name no cluster has is kubectl's NotFound, exit 1.
         let run = server.plugin(&["list", "pods", "--name", "multicluster-pod", "-n", "default"]);
-        run.stderr.contains("No resources found").then_some(())
+        (run.code == Some(1)
+            && run.stderr == "Error from server (NotFound): pods \"multicluster-pod\" not found\n")
+            .then_some(())
     });
 }
