@@ -5,6 +5,9 @@
 //! `MC_TESTENV_DIR=/tmp/x cargo test -p kubectl-multicluster --features cluster-tests --test e2e`.
 #![allow(clippy::unwrap_used, missing_docs)]
 
+/// The certificate issuer the server's cluster and security tests use.
+#[path = "../../../mc-server/tests/cluster/certs.rs"]
+mod certs;
 mod harness;
 
 mod apply;

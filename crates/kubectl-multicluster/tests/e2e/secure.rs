@@ -7,71 +7,6 @@ use std::time::{Duration, Instant};
 
 use crate::harness::{Env, eventually, free_port, plugin_command};
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A CA and a certificate for 127.0.0.1 signed by it: (ca.crt, tls.crt, tls.key).
-fn issue(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.crt",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=mc-e2e-ca",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-keyout",
-            "tls.key",
-            "-out",
-            "tls.csr",
-            "-subj",
-            "/CN=mc-server",
-        ],
-    );
-    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n").unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "tls.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "tls.crt",
-            "-days",
-            "2",
-            "-extfile",
-            "san.ext",
-        ],
-    );
-    (dir.join("ca.crt"), dir.join("tls.crt"), dir.join("tls.key"))
-}
-
 struct Killed(std::process::Child);
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -94,7 +29,7 @@ fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
     let env = Env::get();
     let dir = env.dir.join("mc-cli").join("secure");
     let _ = std::fs::remove_dir_all(&dir);
-    let (ca, cert, key) = issue(&dir.join("tls"));
+    let (ca, cert, key) = crate::certs::issue(&dir.join("tls"), "e2e");
     let port = free_port();
     let log = std::fs::File::create(env.dir.join("logs").join("mc-server-cli-secure.log")).unwrap();
     let server = Command::new(&env.mc_server)
