@@ -41,13 +41,31 @@ pub enum Error {
         /// Our CRD's scope.
         want: String,
     },
+    /// The CRD is still being deleted (by us, replacing an earlier version, or by someone
+    /// else); applying now would only touch the object on its way out. Retried.
+    #[error("CRD {name} is still being deleted; it is installed once it is gone")]
+    Terminating {
+        /// The CRD's name.
+        name: String,
+    },
+    /// The API server accepted the CRD but has not served it yet. Retried.
+    #[error("CRD {name} is not Established yet")]
+    NotEstablished {
+        /// The CRD's name.
+        name: String,
+    },
 }
+
+/// The master's problem until the first installation succeeds: a client told "ready" may
+/// create a MultiClusterResource at once.
+pub const PENDING: &str = "CRDs are being installed in the master cluster";
 
 /// Result of an installation.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Installs every CRD, retrying with backoff until all are in place; meanwhile the reason is
-/// shown as the master's problem (`/readyz` 503, `/v1/clusters`), cleared once they are.
+/// shown as the master's problem (`/readyz` 503, `/v1/clusters`), cleared once they are. The
+/// caller marks them pending (see [`PENDING`]) before it connects.
 pub async fn install_until_done(client: Client, registry: Arc<Registry>) {
     let mut backoff = Duration::from_secs(1);
     loop {
@@ -76,9 +94,13 @@ pub async fn install(client: &Client) -> Result<()> {
         api.patch(&name, &PatchParams::apply(FIELD_MANAGER).force(), &Patch::Apply(&crd))
             .await
             .map_err(api_err)?;
+        let mut established = false;
         for _ in 0..100 {
             let current = api.get(&name).await.map_err(api_err)?;
-            let established = current
+            if current.metadata.deletion_timestamp.is_some() {
+                return Err(Error::Terminating { name });
+            }
+            established = current
                 .status
                 .and_then(|s| s.conditions)
                 .unwrap_or_default()
@@ -88,6 +110,9 @@ pub async fn install(client: &Client) -> Result<()> {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        if !established {
+            return Err(Error::NotEstablished { name });
         }
         info!(crd = %name, "CRD installed");
     }
@@ -105,6 +130,9 @@ async fn replace_if_ours_with_another_scope(
     let name = crd.name_any();
     let api_err = |source| Error::Api { name: name.clone(), source };
     let Some(current) = api.get_opt(&name).await.map_err(api_err)? else { return Ok(()) };
+    if current.metadata.deletion_timestamp.is_some() {
+        return Err(Error::Terminating { name });
+    }
     if current.spec.scope == crd.spec.scope {
         return Ok(());
     }
@@ -125,5 +153,5 @@ async fn replace_if_ours_with_another_scope(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    Ok(())
+    Err(Error::Terminating { name })
 }

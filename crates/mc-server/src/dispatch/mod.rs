@@ -46,6 +46,7 @@ pub async fn run(
     leading: watch::Sender<bool>,
     shutdown: watch::Receiver<bool>,
 ) {
+    registry.set_master_problem(Some(crds::PENDING.into()));
     let client = connect_with_retry(&master).await;
     // A CRD that cannot be installed is reported and retried, but never holds up leader
     // election: on a shared database the leader is also the one that writes sync data.
