@@ -10,6 +10,7 @@ pub mod crd;
 pub mod gvr;
 pub mod jsonpath;
 pub mod printer_columns;
+pub mod printers;
 pub mod selector;
 
 pub use config::ClusterName;

@@ -24,12 +24,12 @@ pub struct PrinterColumn {
 }
 
 impl PrinterColumn {
-    /// The cell of `object`, as the API server formats it: `<none>` when the path selects
-    /// nothing, an age for `date` columns, JSON text for lists and maps.
+    /// The cell of `object`, as the API server formats it: empty when the path selects
+    /// nothing (the API server's cell is null, which kubectl prints as nothing), an age for `date` columns, JSON text for lists and maps.
     pub fn cell(&self, object: &Value, now: Timestamp) -> String {
         let Some(path) = &self.path else { return "<invalid>".into() };
         match path.select(object).first().copied() {
-            None | Some(Value::Null) => "<none>".into(),
+            None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) if self.kind == "date" => crate::age::since(Some(s), now),
             Some(Value::String(s)) => s.clone(),
             Some(other) => other.to_string(),
@@ -104,6 +104,6 @@ mod tests {
         let cells: Vec<String> = from_crd(&crd(), "v1").iter().map(|c| c.cell(&object, now)).collect();
         assert_eq!(cells, ["True", "3", "web", "web", "5m"]);
         let empty: Vec<String> = from_crd(&crd(), "v1").iter().map(|c| c.cell(&json!({}), now)).collect();
-        assert_eq!(empty, ["<none>", "<none>", "<none>", "<none>", "<none>"]);
+        assert_eq!(empty, ["", "", "", "", ""]);
     }
 }

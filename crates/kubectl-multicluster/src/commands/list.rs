@@ -16,7 +16,7 @@ use crate::print::custom_columns::CustomColumns;
 use crate::print::label_columns::LabelColumns;
 use crate::print::sort::SortBy;
 use crate::print::template::Template;
-use crate::print::{self, Ctx, TableSpec, not_found, table};
+use crate::print::{self, Ctx, TableSpec, View, not_found, table};
 use crate::resolve::{self, Resolver};
 
 /// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
@@ -126,7 +126,14 @@ pub async fn run(
         Format::Table { wide } => {
             let wide = *wide;
             let sample = raw.first().map(parse).transpose()?;
-            let spec = table_spec(client, &args.resource, listing.resources.clone(), sample.as_ref()).await;
+            let spec = table_spec(
+                client,
+                &args.resource,
+                listing.resources.clone(),
+                sample.as_ref(),
+                View::of(wide),
+            )
+            .await;
             let ctx = Ctx::now();
             // One object parsed at a time: memory stays near the size of the response.
             let rows = raw
@@ -177,6 +184,7 @@ pub async fn table_spec(
     typed: &str,
     resources: Option<Vec<ResourceInfo>>,
     sample: Option<&ListWithClusterItem>,
+    view: View,
 ) -> TableSpec {
     let info = resources.and_then(|r| ResourceCatalog::new(r).resolve_str(typed).ok().cloned());
     let (group, version, kind, namespaced) = match (&info, sample.map(|s| &s.object)) {
@@ -191,14 +199,14 @@ pub async fn table_spec(
         }
         (None, None) => return TableSpec::generic(true),
     };
-    if let Some(spec) = TableSpec::builtin(&group, &kind, namespaced) {
+    if let Some(spec) = TableSpec::builtin(&group, &kind, namespaced, view) {
         return spec;
     }
     let crd = match info.filter(|i| !BUILTIN_GROUPS.contains(&i.group.as_str())) {
         Some(info) => crd(client, &format!("{}.{}", info.resource, info.group)).await,
         None => None,
     };
-    TableSpec::resolve(&group, &kind, &version, namespaced, crd.as_ref())
+    TableSpec::resolve(&group, &kind, &version, namespaced, crd.as_ref(), view)
 }
 
 /// The stored CustomResourceDefinition of that name, from any cluster.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::cli::{ListArgs, OutputFormat};
 use crate::client::{Client, ListQuery};
 use crate::print::table::Widths;
-use crate::print::{self, Ctx, TableSpec};
+use crate::print::{self, Ctx, TableSpec, View};
 
 use super::list::Printing;
 
@@ -149,6 +149,7 @@ impl Printer<'_> {
                         &self.args.resource,
                         self.resources.take(),
                         sample.as_ref(),
+                        View::of(self.args.output == Some(OutputFormat::Wide)),
                     )
                     .await;
                     self.spec = Some(spec);

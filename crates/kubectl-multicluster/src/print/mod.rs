@@ -4,13 +4,11 @@
 //! In JSON and YAML every object carries its cluster in the annotation [`CLUSTER_ANNOTATION`],
 //! so the output stays a valid Kubernetes `List` that `jq`, `yq` and `kubectl` understand.
 
-pub mod cells;
 pub mod custom_columns;
 /// The JSONPath subset of printer columns (shared with the server).
 pub use mc_types::jsonpath;
 pub mod label_columns;
 pub mod not_found;
-pub mod registry;
 pub mod sort;
 pub mod table;
 pub mod template;
@@ -19,28 +17,14 @@ pub use mc_types::age as time;
 
 use std::io::{self, Write};
 
-use jiff::Timestamp;
 use mc_types::api::ListWithClusterItem;
 use serde_json::{Value, json};
 
-pub use registry::TableSpec;
+/// The printer registry (shared with the server's Table answers).
+pub use mc_types::printers::{Ctx, TableSpec, View, cells, registry};
 
 /// Annotation that names an object's cluster in `-o json|yaml` output.
 pub use mc_types::crd::CLUSTER_ANNOTATION;
-
-/// What every cell function may look at besides the object.
-#[derive(Clone, Copy, Debug)]
-pub struct Ctx {
-    /// The time ages are measured from (fixed in tests).
-    pub now: Timestamp,
-}
-
-impl Ctx {
-    /// Ages measured from the current time.
-    pub fn now() -> Self {
-        Ctx { now: Timestamp::now() }
-    }
-}
 
 /// Writes a table of objects.
 pub fn write_table(

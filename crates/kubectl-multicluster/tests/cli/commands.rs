@@ -193,7 +193,7 @@ fn custom_resources_print_their_crd_columns() {
     let out = home.cmd().args(["list", "widgets"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).starts_with("CLUSTER    NAME      NAMESPACE   SIZE     COLOR    READY    BORN\n"),
+        stdout(&out).starts_with("CLUSTER    NAME      NAMESPACE   SIZE   COLOR   READY   BORN\n"),
         "{}",
         stdout(&out)
     );

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use insta::assert_snapshot;
 use kubectl_multicluster::commands::clusters;
-use kubectl_multicluster::print::{self, Ctx, TableSpec};
+use kubectl_multicluster::print::{self, Ctx, TableSpec, View};
 use mc_types::api::{ClusterInfo, ListWithClusterItem};
 use serde::Deserialize;
 use serde_json::Value;
@@ -38,7 +38,14 @@ fn table(name: &str, wide: bool) -> String {
     let api_version = obj["apiVersion"].as_str().unwrap();
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let namespaced = obj.pointer("/metadata/namespace").is_some();
-    let spec = TableSpec::resolve(group, obj["kind"].as_str().unwrap(), version, namespaced, f.crd.as_ref());
+    let spec = TableSpec::resolve(
+        group,
+        obj["kind"].as_str().unwrap(),
+        version,
+        namespaced,
+        f.crd.as_ref(),
+        View::of(wide),
+    );
     let mut out = Vec::new();
     print::write_table(&mut out, &spec, &f.items, &ctx(), wide, true).unwrap();
     String::from_utf8(out).unwrap()
@@ -73,8 +80,8 @@ table_snapshots! {
     persistentvolumeclaims_show_binding_and_capacity => "persistentvolumeclaims",
     multiclusterresources_show_template_placement_and_readiness => "multiclusterresources",
     custom_resources_use_their_crd_printer_columns => "widgets",
-    other_namespaced_types_get_the_generic_table => "leases",
-    other_cluster_scoped_types_have_no_namespace_column => "clusterroles",
+    leases_show_their_holder => "leases",
+    cluster_scoped_types_have_no_namespace_column => "clusterroles",
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::server::{Launch, McServer, Options, TEST_TOKEN};
 use crate::testenv::{TestEnv, eventually, kubectl_path};
 
 /// A kubeconfig whose only context points at mc-server (or one of its `/clusters/NAME` paths).
-fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: &str) -> PathBuf {
+pub(crate) fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: &str) -> PathBuf {
     let file = env.dir.join(format!("mc-kubeconfig-{name}"));
     let text = format!(
         "apiVersion: v1\nkind: Config\ncurrent-context: mc\ncontexts:\n- name: mc\n  context: {{cluster: mc, user: mc}}\n\
@@ -25,7 +25,7 @@ fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: 
     file
 }
 
-fn kubectl(kubeconfig: &PathBuf, args: &[&str]) -> Output {
+pub(crate) fn kubectl(kubeconfig: &PathBuf, args: &[&str]) -> Output {
     Command::new(kubectl_path().unwrap())
         .arg("--kubeconfig")
         .arg(kubeconfig)
@@ -47,7 +47,7 @@ fn rows(text: &str) -> Vec<Vec<String>> {
 
 /// An mc-server speaking HTTPS (kubectl sends a bearer token only over HTTPS), ready: the
 /// server, its https URL, its CA file and a client trusting it.
-async fn start_https(env: &TestEnv, test: &str) -> (McServer, String, PathBuf, reqwest::Client) {
+pub(crate) async fn start_https(env: &TestEnv, test: &str) -> (McServer, String, PathBuf, reqwest::Client) {
     let (ca, crt, key) = crate::certs::issue(&env.dir.join(format!("{test}-tls")), test);
     let (crt_arg, key_arg) = (crt.display().to_string(), key.display().to_string());
     let launch =
@@ -86,7 +86,7 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
     // A list over every cluster: one kube-system per cluster, with its cluster.
     let table = ok(kubectl(&all, &["get", "namespaces"]), "get namespaces");
     let ns_rows = rows(&table);
-    assert_eq!(ns_rows[0], ["NAME", "CLUSTER", "AGE"], "{table}");
+    assert_eq!(ns_rows[0], ["NAME", "CLUSTER", "STATUS", "AGE"], "kubectl's columns with CLUSTER: {table}");
     for c in &env.clusters {
         assert!(ns_rows.iter().any(|r| r[0] == "kube-system" && r[1] == c.name), "{} in {table}", c.name);
     }
@@ -95,7 +95,7 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
         in_ns.lines().filter_map(|l| l.split_whitespace().nth(1)).collect();
     assert_eq!(clusters.len(), env.clusters.len(), "{in_ns}");
     let wide = ok(kubectl(&all, &["get", "configmaps", "-A", "--no-headers"]), "get cm -A");
-    assert!(wide.lines().all(|l| l.split_whitespace().count() == 4), "NAMESPACE added by kubectl: {wide}");
+    assert!(wide.lines().all(|l| l.split_whitespace().count() == 5), "NAMESPACE added by kubectl: {wide}");
 
     // A custom resource: its CRD's printer columns, evaluated as the API server does.
     let table = ok(kubectl(&all, &["get", "multiclusters", "-n", "default"]), "get multiclusters");

@@ -13,5 +13,6 @@ mod foundation;
 mod join;
 mod kube_api;
 mod original;
+mod parity;
 mod server;
 mod sync;

@@ -78,6 +78,8 @@ struct Params {
     watch: bool,
     resource_version: Option<String>,
     timeout: Option<std::time::Duration>,
+    layout: table::Layout,
+    include: table::Include,
 }
 
 impl Params {
@@ -109,6 +111,22 @@ impl Params {
                     }
                 }
                 "watch" => p.watch = matches!(v.as_str(), "true" | "1"),
+                "view" => {
+                    p.layout = table::Layout::parse(&v).ok_or_else(|| {
+                        KubeError::bad_request(format!(
+                            "view must be kubectl, plugin or plugin-wide, got \"{}\"",
+                            shown(&v)
+                        ))
+                    })?
+                }
+                "includeObject" => {
+                    p.include = table::Include::parse(&v).ok_or_else(|| {
+                        KubeError::bad_request(format!(
+                            "includeObject must be None, PartialObjectMetadata or Object, got \"{}\"",
+                            shown(&v)
+                        ))
+                    })?
+                }
                 "resourceVersion" => p.resource_version = non_empty(v),
                 "timeoutSeconds" => {
                     let seconds = v.parse::<u64>().map_err(|_| {
@@ -123,6 +141,12 @@ impl Params {
             }
         }
         Ok(p)
+    }
+
+    /// The Table format these parameters ask for.
+    async fn format(&self, state: &AppState, target: &Target) -> table::Format {
+        let crd = crd(state, &target.info).await;
+        table::Format::new(&target.info, crd.as_ref(), target.cluster.is_none(), self.layout, self.include)
     }
 
     fn to_query(&self, target: &Target) -> KubeResult<StoreQuery> {
@@ -191,12 +215,7 @@ pub async fn list(
     let params = Params::parse(pairs)?;
     let query = params.to_query(&target)?;
     if params.watch {
-        let table = if wants_table(&headers) {
-            let crd = crd(&state, &target.info).await;
-            Some((target.info.clone(), crd))
-        } else {
-            None
-        };
+        let table = if wants_table(&headers) { Some(params.format(&state, &target).await) } else { None };
         let w = super::watch::Watch {
             query,
             resource_version: params.resource_version.clone(),
@@ -211,8 +230,7 @@ pub async fn list(
     let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
     let mut resp = if wants_table(&headers) {
-        let crd = crd(&state, &target.info).await;
-        let mut table = table::build(&target.info, crd.as_ref(), &page.items, &next);
+        let mut table = params.format(&state, &target).await.table(&page.items, &next);
         table["metadata"]["resourceVersion"] = rv.into();
         Json(table).into_response()
     } else {
@@ -257,8 +275,7 @@ pub async fn get(
     };
     let mut warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp = if wants_table(&headers) {
-        let crd = crd(&state, &target.info).await;
-        Json(table::build(&target.info, crd.as_ref(), &page.items, "")).into_response()
+        Json(params.format(&state, &target).await.table(&page.items, "")).into_response()
     } else {
         if page.items.len() > 1 {
             let others: Vec<&str> = page.items[1..].iter().map(|(c, _)| c.as_str()).collect();

@@ -1,57 +1,206 @@
-//! `meta.k8s.io/v1` Tables, as `kubectl get` asks for them: `Name`, `Cluster`, then a custom
-//! resource's printer columns (evaluated as the API server does), else `Age` — kubectl's columns
-//! of built-in kinds are still to come. kubectl adds the namespace column itself (from each row's
-//! object metadata) with `-A`.
+//! `meta.k8s.io/v1` Tables, as `kubectl get` asks for them: kubectl's own columns for built-in
+//! kinds and a custom resource's printer columns, from the shared printer registry
+//! ([`mc_types::printers`]). Over every cluster a `Cluster` column follows the name; under
+//! `/clusters/{name}/` the Table is the one that cluster's API server would answer. kubectl adds
+//! the namespace column itself (from each row's object metadata) with `-A`.
+//!
+//! The plugin asks for its own layout with `view=plugin` (or `plugin-wide`): `Cluster`, `Name`,
+//! `Namespace` and the earlier project's `list` columns (kubectl's with `-wide`), so it prints
+//! the cells as they come.
 
-use k8s_openapi::jiff::Timestamp;
 use mc_types::ResourceInfo;
-use mc_types::printer_columns;
+use mc_types::printers::{self, Column, Ctx, TableSpec, View};
 use serde_json::{Value, json};
 
 use crate::store::RawObject;
 
-/// A Table of `items` (`(cluster, object)`), with `next` as its continue token; `crd` is the
-/// type's CustomResourceDefinition object when it is a custom resource.
-pub fn build(info: &ResourceInfo, crd: Option<&Value>, items: &[(String, RawObject)], next: &str) -> Value {
-    let now = Timestamp::now();
-    let printer = crd.map(|crd| printer_columns::from_crd(crd, &info.version)).unwrap_or_default();
-    let mut columns = vec![
-        json!({"name": "Name", "type": "string", "format": "name", "priority": 0,
-               "description": format!("Name of the {} (metadata.name).", info.kind)}),
-        json!({"name": "Cluster", "type": "string", "format": "", "priority": 0,
-               "description": "The member cluster the object lives in."}),
-    ];
-    if printer.is_empty() {
-        columns.push(json!({"name": "Age", "type": "date", "format": "", "priority": 0,
-                            "description": "Time since the object was created (metadata.creationTimestamp)."}));
+/// Which layout a Table has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// kubectl's: `Name`, `Cluster` (over every cluster), then kubectl's columns with their
+    /// priorities.
+    #[default]
+    Kubectl,
+    /// The plugin's `list`: `Cluster`, `Name`, `Namespace`, then the original's columns.
+    Plugin,
+    /// The plugin's `list -o wide`: `Cluster`, `Name`, `Namespace`, then all kubectl columns.
+    PluginWide,
+}
+
+impl Layout {
+    /// The `view` query parameter.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "" | "kubectl" => Some(Layout::Kubectl),
+            "plugin" => Some(Layout::Plugin),
+            "plugin-wide" => Some(Layout::PluginWide),
+            _ => None,
+        }
     }
-    columns.extend(printer.iter().map(|p| {
-        json!({"name": p.name, "type": p.kind, "format": p.format, "priority": p.priority, "description": p.description})
-    }));
-    let rows: Vec<Value> = items
-        .iter()
-        .map(|(cluster, object)| {
-            let mut value = object.value();
-            let meta = &value["metadata"];
-            let name = meta["name"].as_str().unwrap_or_default().to_string();
-            let mut cells = vec![Value::from(name), Value::from(cluster.as_str())];
-            if printer.is_empty() {
-                cells.push(mc_types::age::since(meta["creationTimestamp"].as_str(), now).into());
+}
+
+/// What a row carries besides its cells (`includeObject`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Include {
+    /// Nothing.
+    None,
+    /// The object's metadata (kubectl's default).
+    #[default]
+    Metadata,
+    /// The whole object.
+    Object,
+}
+
+impl Include {
+    /// The `includeObject` query parameter.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "None" => Some(Include::None),
+            "" | "PartialObjectMetadata" => Some(Include::Metadata),
+            "Object" => Some(Include::Object),
+            _ => None,
+        }
+    }
+}
+
+/// How the rows of one type are made: built once per request.
+#[derive(Clone, Debug)]
+pub struct Format {
+    spec: TableSpec,
+    layout: Layout,
+    include: Include,
+    /// Over every cluster: a `Cluster` column.
+    fleet: bool,
+}
+
+impl Format {
+    /// The Table format of a type; `crd` is its CustomResourceDefinition object when it is a
+    /// custom resource, `fleet` whether the answer spans every cluster.
+    pub fn new(
+        info: &ResourceInfo,
+        crd: Option<&Value>,
+        fleet: bool,
+        layout: Layout,
+        include: Include,
+    ) -> Self {
+        let view = if layout == Layout::Plugin { View::Original } else { View::Kubectl };
+        let spec = TableSpec::resolve(&info.group, &info.kind, &info.version, info.namespaced, crd, view);
+        Format { spec, layout, include, fleet }
+    }
+
+    fn wide(&self) -> bool {
+        self.layout != Layout::Plugin
+    }
+
+    /// The column definitions.
+    pub fn columns(&self) -> Vec<Value> {
+        let def = |name: &str, kind: &str, format: &str, priority: i64, description: &str| json!({"name": name, "type": kind, "format": format, "priority": priority, "description": description});
+        let cluster = def("Cluster", "string", "", 0, "The member cluster the object lives in.");
+        let name = def("Name", "string", "name", 0, "Name must be unique within a namespace.");
+        let mut columns = Vec::new();
+        if self.layout == Layout::Kubectl {
+            if self.spec.name {
+                columns.push(name);
             }
-            cells.extend(printer.iter().map(|p| Value::from(p.cell(&value, now))));
-            super::objects::annotate(cluster, &mut value);
-            let meta = value["metadata"].take();
-            json!({
-                "cells": cells,
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta},
-            })
+            if self.fleet {
+                columns.push(cluster);
+            }
+            columns.extend(
+                self.spec
+                    .columns
+                    .iter()
+                    .map(|c| def(&title(&c.header), &c.kind, "", c.priority(), &c.description)),
+            );
+        } else {
+            let mut headers = self.spec.headers(self.wide()).into_iter();
+            columns.extend(
+                headers
+                    .by_ref()
+                    .take(1 + usize::from(self.spec.name) + usize::from(self.spec.namespace))
+                    .map(|h| def(&h, "string", if h == "NAME" { "name" } else { "" }, 0, "")),
+            );
+            columns.extend(
+                self.spec
+                    .visible(self.wide())
+                    .map(|c: &Column| def(&c.header, &c.kind, "", 0, &c.description)),
+            );
+        }
+        columns
+    }
+
+    /// One row.
+    pub fn row(&self, cluster: &str, mut value: Value, ctx: &Ctx) -> Value {
+        let cells: Vec<String> = if self.layout == Layout::Kubectl {
+            let mut cells = Vec::with_capacity(self.spec.columns.len() + 2);
+            if self.spec.name {
+                cells.push(self.spec.name_cell(&value));
+            }
+            if self.fleet {
+                cells.push(cluster.to_owned());
+            }
+            cells.extend(self.spec.columns.iter().map(|c| c.cell(&value, ctx)));
+            cells
+        } else {
+            self.spec.row(cluster, &value, ctx, self.wide())
+        };
+        let object = match self.include {
+            Include::None => None,
+            Include::Metadata => {
+                super::objects::annotate(cluster, &mut value);
+                let meta = value["metadata"].take();
+                Some(
+                    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}),
+                )
+            }
+            Include::Object => {
+                super::objects::annotate(cluster, &mut value);
+                Some(value)
+            }
+        };
+        match object {
+            Some(object) => json!({"cells": cells, "object": object}),
+            None => json!({"cells": cells}),
+        }
+    }
+
+    /// A Table of `items` (`(cluster, object)`), with `next` as its continue token.
+    pub fn table(&self, items: &[(String, RawObject)], next: &str) -> Value {
+        let ctx = Ctx::now();
+        let mut objects: Vec<(&str, Value)> = items.iter().map(|(c, o)| (c.as_str(), o.value())).collect();
+        if let Some(order) = printers::row_order(&self.spec.group, &self.spec.kind) {
+            // Within each cluster (items come grouped by cluster), stable: names stay in order.
+            let mut rank: Vec<&str> = Vec::new();
+            for (c, _) in &objects {
+                if rank.last() != Some(c) {
+                    rank.push(c);
+                }
+            }
+            objects.sort_by_key(|(c, o)| (rank.iter().position(|r| r == c), order(o)));
+        }
+        let rows: Vec<Value> =
+            objects.into_iter().map(|(cluster, object)| self.row(cluster, object, &ctx)).collect();
+        json!({
+            "kind": "Table",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"continue": next},
+            "columnDefinitions": self.columns(),
+            "rows": rows,
         })
-        .collect();
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": {"continue": next},
-        "columnDefinitions": columns,
-        "rows": rows,
-    })
+    }
+}
+
+/// `NOMINATED NODE` → `Nominated Node`, `UP-TO-DATE` → `Up-to-date`: the API server's column
+/// names (kubectl uppercases them again).
+fn title(header: &str) -> String {
+    let mut out = String::with_capacity(header.len());
+    let mut start = true;
+    for c in header.chars() {
+        if start {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+        start = c == ' ';
+    }
+    out
 }

@@ -21,6 +21,7 @@ use crate::http::list::{add_warnings, staleness_warnings};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
 use crate::sync::writer::Notice;
+use mc_types::printers::Ctx;
 
 /// Longest a watch stays open without `timeoutSeconds` (clients watch again).
 const MAX_WATCH: Duration = Duration::from_secs(1800);
@@ -32,7 +33,7 @@ pub struct Watch {
     /// Where to start: `None` (or `0`) for the current objects first.
     pub resource_version: Option<String>,
     /// Events carry one-row Tables (with this type's columns) instead of objects.
-    pub table: Option<(mc_types::ResourceInfo, Option<Value>)>,
+    pub table: Option<table::Format>,
     /// When to end the stream.
     pub timeout: Option<Duration>,
 }
@@ -117,7 +118,7 @@ fn change(
     n: &Notice,
     known: &mut HashSet<(String, String, String)>,
     history: &History,
-    table: Option<&(mc_types::ResourceInfo, Option<Value>)>,
+    table: Option<&table::Format>,
 ) -> Bytes {
     let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
     let kind = if n.deleted {
@@ -132,27 +133,18 @@ fn change(
 }
 
 /// One newline-terminated event; the object gets its cluster and our resourceVersion.
-fn event(
-    kind: &str,
-    cluster: &str,
-    mut object: Value,
-    rv: &str,
-    table: Option<&(mc_types::ResourceInfo, Option<Value>)>,
-) -> Bytes {
+fn event(kind: &str, cluster: &str, mut object: Value, rv: &str, table: Option<&table::Format>) -> Bytes {
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.insert("resourceVersion".into(), rv.into());
     }
     let object = match table {
-        Some((info, crd)) => {
-            let mut t = table::build(
-                info,
-                crd.as_ref(),
-                &[(cluster.to_string(), RawObject::from_value(&object))],
-                "",
-            );
-            t["metadata"]["resourceVersion"] = rv.into();
-            t
-        }
+        Some(format) => json!({
+            "kind": "Table",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"resourceVersion": rv},
+            "columnDefinitions": format.columns(),
+            "rows": [format.row(cluster, object, &Ctx::now())],
+        }),
         None => super::objects::annotated(cluster, &RawObject::from_value(&object)),
     };
     line(&json!({"type": kind, "object": object}))
