@@ -384,6 +384,79 @@ impl Client {
     }
 }
 
+/// `Accept` of a `meta.k8s.io/v1` Table, as kubectl asks for one.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+
+/// One page of a `meta.k8s.io/v1` Table from mc-server's Kubernetes API.
+#[derive(Debug, Deserialize)]
+pub struct TablePage {
+    /// The columns.
+    #[serde(rename = "columnDefinitions", default)]
+    pub columns: Vec<TableColumn>,
+    /// The rows.
+    #[serde(default)]
+    pub rows: Vec<TableRow>,
+    #[serde(default)]
+    metadata: TableMeta,
+}
+
+/// A Table column.
+#[derive(Debug, Deserialize)]
+pub struct TableColumn {
+    /// Its header.
+    pub name: String,
+}
+
+/// A Table row.
+#[derive(Debug, Deserialize)]
+pub struct TableRow {
+    /// Cells, in column order.
+    pub cells: Vec<serde_json::Value>,
+    /// The object's metadata, when asked for (`includeObject`).
+    #[serde(default)]
+    pub object: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TableMeta {
+    #[serde(rename = "continue", default)]
+    next: String,
+}
+
+impl Client {
+    /// Every page of the Table at `path` (a Kubernetes API collection), following `continue`
+    /// until `limit` rows (all without one).
+    pub async fn table_pages(
+        &self,
+        path: &str,
+        params: &[(&str, String)],
+        limit: Option<u64>,
+    ) -> Result<Vec<TablePage>> {
+        let mut pages = Vec::new();
+        let mut seen = 0u64;
+        let mut token = String::new();
+        loop {
+            let mut query: Vec<(&str, String)> = params.to_vec();
+            if let Some(n) = limit {
+                query.push(("limit", n.saturating_sub(seen).to_string()));
+            }
+            if !token.is_empty() {
+                query.push(("continue", std::mem::take(&mut token)));
+            }
+            let req =
+                self.request(Method::GET, path).header(reqwest::header::ACCEPT, TABLE_ACCEPT).query(&query);
+            let page: TablePage = self.decode(self.send(req).await?).await?;
+            seen += page.rows.len() as u64;
+            token = page.metadata.next.clone();
+            let done = token.is_empty() || page.rows.is_empty() || limit.is_some_and(|n| seen >= n);
+            pages.push(page);
+            if done {
+                return Ok(pages);
+            }
+        }
+    }
+}
+
 /// One page of `/v1/list_with_cluster`, unparsed.
 #[derive(Debug)]
 pub struct ListPage {

@@ -80,7 +80,19 @@ pub async fn run(
     if args.watch {
         return super::watch::run(client, &args, &printing, &query, out).await;
     }
-    let (first, resources) = tokio::join!(client.list_pages(&query), client.resources());
+    // A table is asked for as Table rows (types are resolved first); anything else, or a server
+    // that cannot answer them, lists objects (asking for types at the same time).
+    let (first, resources) = if let (Format::Table { wide }, None) = (&printing.format, &printing.sort_by) {
+        let resources = client.resources().await?;
+        if let Some(code) =
+            super::list_table::run(client, &args, resources.as_deref(), &printing.labels, *wide, out).await?
+        {
+            return Ok(code);
+        }
+        (client.list_pages(&query).await, Ok(resources))
+    } else {
+        tokio::join!(client.list_pages(&query), client.resources())
+    };
     let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
     listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
     let mut raw = listing.items()?;

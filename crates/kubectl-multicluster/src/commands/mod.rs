@@ -11,6 +11,7 @@ pub mod describe;
 pub mod join;
 pub mod kubeconfig;
 pub mod list;
+pub mod list_table;
 pub mod watch;
 
 use std::io::Write;

@@ -14,6 +14,11 @@ impl LabelColumns {
         LabelColumns { keys: keys.iter().filter(|k| !k.is_empty()).cloned().collect() }
     }
 
+    /// Whether no label column was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
     /// Headers as kubectl writes them: the key's last `/` segment in upper case
     /// (`app.kubernetes.io/name` → `NAME`).
     pub fn headers(&self) -> impl Iterator<Item = String> + '_ {

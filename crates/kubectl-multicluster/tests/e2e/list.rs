@@ -138,8 +138,16 @@ fn other_kinds_print_their_own_tables() {
         ["CLUSTER", "NAME", "NAMESPACE", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
     );
     assert_eq!(header(&["list", "replicasets", "-n", NS])[3..], ["DESIRED", "CURRENT", "READY", "AGE"]);
-    assert_eq!(header(&["list", "leases", "-n", "kube-node-lease"]), ["CLUSTER", "NAME", "NAMESPACE", "AGE"]);
-    assert_eq!(header(&["list", "clusterroles"]), ["CLUSTER", "NAME", "AGE"]);
+    assert_eq!(
+        header(&["list", "leases", "-n", "kube-system"]),
+        ["CLUSTER", "NAME", "NAMESPACE", "HOLDER", "AGE"]
+    );
+    assert_eq!(header(&["list", "clusterroles"]), ["CLUSTER", "NAME", "CREATED AT"]);
+    // -o wide: kubectl's columns.
+    assert_eq!(
+        header(&["list", "pods", "-A", "-o", "wide"])[3..],
+        ["READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"]
+    );
     // A custom resource: the CRD's printer columns.
     let crd = header(&["list", "multiclusters"]);
     assert_eq!(crd[..2], ["CLUSTER", "NAME"], "{crd:?}");
