@@ -1,10 +1,13 @@
-//! `describe <gvr> --name X`: the object as YAML, one document per cluster.
+//! `describe <gvr> --name X`: the object as YAML, one document per cluster, followed by its
+//! Events from the store (as YAML comments, so the output stays YAML).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use reqwest::StatusCode;
+use serde_json::Value;
 
 use crate::cli::DescribeArgs;
 use crate::client::{self, Client, ListQuery};
@@ -66,6 +69,36 @@ pub async fn run(
         };
         bail!("{} \"{name}\" not found{namespace}{cluster}", args.resource);
     }
-    print::write_described(out, &items)?;
+    // Each object's events, from the store: one request per cluster and namespace.
+    let mut events: BTreeMap<(String, String), Result<Vec<Value>, String>> = BTreeMap::new();
+    for item in &items {
+        let namespace =
+            item.object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+        let key = (item.cluster_name.clone(), namespace.to_owned());
+        if events.contains_key(&key) {
+            continue;
+        }
+        let query = ListQuery {
+            cluster: Some(key.0.clone()),
+            namespace: Some(key.1.clone()),
+            ..ListQuery::all("v1/events")
+        };
+        let found = client.list(&query).await.map(|l| l.into_iter().map(|i| i.object).collect());
+        events.insert(key, found.map_err(|e| e.to_string()));
+    }
+    let ctx = print::Ctx::now();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            writeln!(out, "---")?;
+        }
+        print::write_described(out, std::slice::from_ref(item))?;
+        let namespace =
+            item.object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+        match events.get(&(item.cluster_name.clone(), namespace.to_owned())) {
+            Some(Ok(all)) => print::events::write(out, &print::events::about(&item.object, all), None, &ctx)?,
+            Some(Err(e)) => print::events::write(out, &[], Some(e), &ctx)?,
+            None => {}
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -93,7 +93,11 @@ fn describe_finds_the_object_in_the_original_with_either_flag_spelling() {
         assert!(text.starts_with("# cluster: tencent1\napiVersion: v1\nkind: Pod\n"), "{text}");
         assert!(text.contains("  name: api-0\n  namespace: shop\n"), "{text}");
         assert_eq!(text.matches("# cluster:").count(), 1, "{text}");
-        let last = original.received_at(LIST).pop().unwrap();
+        // The pod's list, then its events' (for the Events section).
+        let mut lists = original.received_at(LIST);
+        let events = lists.pop().unwrap();
+        assert_eq!(events.params[0], ("gvr".into(), "v1/events".into()), "{:?}", events.params);
+        let last = lists.pop().unwrap();
         assert_eq!(last.status, 200);
         assert_eq!(
             last.params,
@@ -274,11 +278,17 @@ fn against_our_server_the_typed_name_goes_out_unresolved_in_one_round_trip() {
     assert_eq!(lists, ["GET /v1/list_with_cluster?gvr=deploy&limit=0"]);
     assert_eq!(ours.requests().iter().filter(|r| r.starts_with("GET /v1/resources")).count(), 1);
 
-    // describe asks nothing but the list when it succeeds.
+    // describe asks nothing but the list when it succeeds (and the events of what it found).
     let ours = FakeServer::start();
     let home = Home::for_server(&ours.url, None);
     home.cmd().args(["describe", "deploy", "scaled-down"]).assert().success();
-    assert_eq!(ours.requests(), ["GET /v1/list_with_cluster?gvr=deploy&name=scaled-down&limit=0"]);
+    assert_eq!(
+        ours.requests(),
+        [
+            "GET /v1/list_with_cluster?gvr=deploy&name=scaled-down&limit=0",
+            "GET /v1/list_with_cluster?gvr=v1%2Fevents&cluster=tencent2&namespace=kube-system&limit=0"
+        ]
+    );
 
     // list clusters: /v1/clusters answers, so no MultiCluster listing and no warning.
     let ours = FakeServer::start();

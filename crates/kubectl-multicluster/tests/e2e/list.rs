@@ -179,6 +179,14 @@ fn describe_prints_the_object_as_yaml_once_per_cluster() {
         let run = server.plugin(&["describe", "apps/v1/deployments", "--name=web", "--namespace", NS]);
         (run.code == Some(0) && run.stdout.matches("# cluster: ").count() == 3).then_some(run)
     });
+    // Each deployment's Events from the store, as YAML comments after it.
+    let described = eventually("each deployment's events", Duration::from_secs(60), || {
+        let run = server.plugin(&["describe", "apps/v1/deployments", "--name=web", "--namespace", NS]);
+        (run.stdout.matches("# Events:\n").count() == 3
+            && run.stdout.matches("ScalingReplicaSet").count() >= 3)
+            .then_some(run)
+    });
+    assert!(described.stdout.contains("deployment-controller"), "{}", described.stdout);
     let headers: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("# cluster: ")).collect();
     let expected: Vec<String> = env.clusters.iter().map(|c| format!("# cluster: {c}")).collect();
     assert_eq!(headers, expected);
