@@ -119,14 +119,17 @@ pub async fn run(
         raw = keyed.into_iter().map(|(_, item)| item).collect();
     }
     let parsed = || raw.iter().map(parse).collect::<Result<Vec<_>>>();
+    // Like kubectl: a named object found once prints as that object, not as a List.
+    let document = |items: &[ListWithClusterItem]| match items {
+        [one] if args.name().is_some() => print::with_cluster(one),
+        _ => print::list_document(items),
+    };
     match &printing.format {
-        Format::Json => print::write_json(out, &print::list_document(&parsed()?))?,
-        Format::Yaml => print::write_yaml(out, &print::list_document(&parsed()?))?,
+        Format::Json => print::write_json(out, &document(&parsed()?))?,
+        Format::Yaml => print::write_yaml(out, &document(&parsed()?))?,
         Format::Name => print::write_names(out, &parsed()?)?,
         // kubectl ends a template's output with nothing of its own.
-        Format::Template(template) => {
-            out.write_all(template.render(&print::list_document(&parsed()?)).as_bytes())?
-        }
+        Format::Template(template) => out.write_all(template.render(&document(&parsed()?)).as_bytes())?,
         Format::Columns(columns) => {
             let rows = raw
                 .iter()

@@ -184,3 +184,17 @@ fn unsupported_templates_and_columns_are_one_line_with_exit_1() {
         "error: custom-columns: unexpected column \"NAME\", expected HEADER:JSONPATH\n"
     );
 }
+
+#[test]
+fn a_named_object_prints_as_the_object_not_a_list() {
+    let json: serde_json::Value = serde_json::from_str(&ok(&["list", "pods", "api-0", "-o", "json"])).unwrap();
+    assert_eq!(json["kind"], "Pod", "{json}");
+    assert_eq!(json["metadata"]["name"], "api-0");
+    assert_eq!(json["metadata"]["annotations"]["mulitcluster.practice.com/cluster"], "tencent1");
+    assert!(ok(&["list", "pods", "api-0", "-o", "yaml"]).starts_with("apiVersion: v1\nkind: Pod\n"));
+    assert_eq!(ok(&["list", "pods", "api-0", "-o", "jsonpath={.metadata.namespace}"]), "shop");
+    // Without a name it stays a List.
+    let all: serde_json::Value = serde_json::from_str(&ok(&["list", "pods", "-o", "json"])).unwrap();
+    assert_eq!(all["kind"], "List");
+    assert!(all["items"].as_array().unwrap().len() > 1);
+}
