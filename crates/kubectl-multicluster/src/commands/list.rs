@@ -127,7 +127,7 @@ pub async fn run(
     match &printing.format {
         Format::Json => print::write_json(out, &document(&parsed()?))?,
         Format::Yaml => print::write_yaml(out, &document(&parsed()?))?,
-        Format::Name => print::write_names(out, &parsed()?)?,
+        Format::Name => print::write_names(out, &parsed()?, args.filters.clusters.len() == 1)?,
         // kubectl ends a template's output with nothing of its own.
         Format::Template(template) => out.write_all(template.render(&document(&parsed()?)).as_bytes())?,
         Format::Columns(columns) => {

@@ -125,10 +125,18 @@ pub fn object_ref(cluster: &str, obj: &Value) -> String {
     }
 }
 
-/// `-o name`: one reference per line.
-pub fn write_names(out: &mut dyn Write, items: &[ListWithClusterItem]) -> io::Result<()> {
+/// `-o name`: one reference per line: `CLUSTER/KIND[.GROUP]/NAME`, or with `one_cluster` (the
+/// cluster was named) kubectl's own `KIND[.GROUP]/NAME`, which kubectl takes back
+/// (`kubectl --context multicluster-NAME get pod/web-0`).
+pub fn write_names(out: &mut dyn Write, items: &[ListWithClusterItem], one_cluster: bool) -> io::Result<()> {
     for item in items {
-        writeln!(out, "{}", object_ref(&item.cluster_name, &item.object))?;
+        let reference = object_ref(&item.cluster_name, &item.object);
+        let shown = if one_cluster {
+            reference.split_once('/').map_or(reference.as_str(), |(_, rest)| rest)
+        } else {
+            &reference
+        };
+        writeln!(out, "{shown}")?;
     }
     Ok(())
 }

@@ -187,7 +187,8 @@ fn unsupported_templates_and_columns_are_one_line_with_exit_1() {
 
 #[test]
 fn a_named_object_prints_as_the_object_not_a_list() {
-    let json: serde_json::Value = serde_json::from_str(&ok(&["list", "pods", "api-0", "-o", "json"])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["list", "pods", "api-0", "-o", "json"])).unwrap();
     assert_eq!(json["kind"], "Pod", "{json}");
     assert_eq!(json["metadata"]["name"], "api-0");
     assert_eq!(json["metadata"]["annotations"]["mulitcluster.practice.com/cluster"], "tencent1");
@@ -197,4 +198,13 @@ fn a_named_object_prints_as_the_object_not_a_list() {
     let all: serde_json::Value = serde_json::from_str(&ok(&["list", "pods", "-o", "json"])).unwrap();
     assert_eq!(all["kind"], "List");
     assert!(all["items"].as_array().unwrap().len() > 1);
+}
+
+#[test]
+fn names_of_one_named_cluster_are_kubectl_s_own() {
+    assert_eq!(ok(&["list", "pods", "api-0", "--clusterName", "tencent1", "-o", "name"]), "pod/api-0\n");
+    assert_eq!(
+        ok(&["list", "deploy", "--clusterName", "tencent2", "-o", "name"]).lines().next(),
+        Some("deployment.apps/scaled-down")
+    );
 }

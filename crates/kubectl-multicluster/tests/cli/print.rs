@@ -137,7 +137,7 @@ fn name_output_is_cluster_kind_group_name() {
     let mut items = two_configmaps();
     items.extend(fixture("deployments").items.into_iter().take(1));
     let mut out = Vec::new();
-    print::write_names(&mut out, &items).unwrap();
+    print::write_names(&mut out, &items, false).unwrap();
     assert_snapshot!("names", String::from_utf8(out).unwrap());
 }
 
