@@ -8,6 +8,7 @@
 //! plugin's default.
 
 pub mod cells;
+pub mod pruned;
 pub mod registry;
 #[cfg(test)]
 mod tests;

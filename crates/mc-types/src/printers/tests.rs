@@ -25,8 +25,13 @@ fn headers(group: &str, kind: &str, wide: bool) -> Vec<String> {
 }
 
 /// Cells after NAME with `-o wide`.
+/// Also checks that the object parsed for printing only (see `pruned`) prints the same.
 fn cells(group: &str, kind: &str, obj: &Value) -> Vec<String> {
-    spec(group, kind).visible(true).map(|c| c.cell(obj, &ctx())).collect()
+    let row = |obj: &Value| spec(group, kind).visible(true).map(|c| c.cell(obj, &ctx())).collect::<Vec<_>>();
+    let full = row(obj);
+    let pruned = super::pruned::parse(&obj.to_string()).unwrap();
+    assert_eq!(row(&pruned), full, "{group}/{kind}: a skipped subtree is read by a cell");
+    full
 }
 
 fn meta(name: &str) -> Value {

@@ -163,22 +163,43 @@ impl Format {
         }
     }
 
+    /// The object as the rows need it: whole when the rows carry it, else without the
+    /// subtrees no column reads (see [`printers::pruned`]).
+    fn parse(&self, object: &RawObject) -> Value {
+        // A custom resource's printer columns may read anything.
+        let builtin = !self.spec.kind.is_empty();
+        match self.include {
+            Include::Object => object.value(),
+            _ if !builtin => object.value(),
+            // The text was checked when it was read; `Null` keeps it total.
+            Include::None | Include::Metadata => {
+                printers::pruned::parse(object.text()).unwrap_or(Value::Null)
+            }
+        }
+    }
+
     /// A Table of `items` (`(cluster, object)`), with `next` as its continue token.
     pub fn table(&self, items: &[(String, RawObject)], next: &str) -> Value {
         let ctx = Ctx::now();
-        let mut objects: Vec<(&str, Value)> = items.iter().map(|(c, o)| (c.as_str(), o.value())).collect();
-        if let Some(order) = printers::row_order(&self.spec.group, &self.spec.kind) {
-            // Within each cluster (items come grouped by cluster), stable: names stay in order.
-            let mut rank: Vec<&str> = Vec::new();
-            for (c, _) in &objects {
-                if rank.last() != Some(c) {
-                    rank.push(c);
-                }
+        let rows: Vec<Value> = match printers::row_order(&self.spec.group, &self.spec.kind) {
+            // Each object parsed, turned into its row and dropped: memory stays near one object.
+            None => {
+                items.iter().map(|(cluster, object)| self.row(cluster, self.parse(object), &ctx)).collect()
             }
-            objects.sort_by_key(|(c, o)| (rank.iter().position(|r| r == c), order(o)));
-        }
-        let rows: Vec<Value> =
-            objects.into_iter().map(|(cluster, object)| self.row(cluster, object, &ctx)).collect();
+            Some(order) => {
+                // Within each cluster (items come grouped by cluster), stable: names stay in order.
+                let mut objects: Vec<(&str, Value)> =
+                    items.iter().map(|(c, o)| (c.as_str(), self.parse(o))).collect();
+                let mut rank: Vec<&str> = Vec::new();
+                for (c, _) in &objects {
+                    if rank.last() != Some(c) {
+                        rank.push(c);
+                    }
+                }
+                objects.sort_by_key(|(c, o)| (rank.iter().position(|r| r == c), order(o)));
+                objects.into_iter().map(|(cluster, object)| self.row(cluster, object, &ctx)).collect()
+            }
+        };
         json!({
             "kind": "Table",
             "apiVersion": "meta.k8s.io/v1",
