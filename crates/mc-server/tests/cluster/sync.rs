@@ -324,7 +324,7 @@ async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
     })
     .await;
     eventually("custom object listed", Duration::from_secs(30), || async {
-        let (status, b) = server.get("/v1/list_with_cluster?gvr=widgets&limit=0").await;
+        let (status, b) = server.get("/v1/list_with_cluster?gvr=example.com/v1/widgets&limit=0").await;
         (status == StatusCode::OK && b.as_array()?.len() == 1).then_some(())
     })
     .await;
