@@ -72,9 +72,7 @@ pub async fn run(
     // Each object's events, from the store: one request per cluster and namespace.
     let mut events: BTreeMap<(String, String), Result<Vec<Value>, String>> = BTreeMap::new();
     for item in &items {
-        let namespace =
-            item.object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
-        let key = (item.cluster_name.clone(), namespace.to_owned());
+        let key = events_key(item);
         if events.contains_key(&key) {
             continue;
         }
@@ -92,13 +90,18 @@ pub async fn run(
             writeln!(out, "---")?;
         }
         print::write_described(out, std::slice::from_ref(item))?;
-        let namespace =
-            item.object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
-        match events.get(&(item.cluster_name.clone(), namespace.to_owned())) {
+        match events.get(&events_key(item)) {
             Some(Ok(all)) => print::events::write(out, &print::events::about(&item.object, all), None, &ctx)?,
             Some(Err(e)) => print::events::write(out, &[], Some(e), &ctx)?,
             None => {}
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where an object's events are: its cluster and namespace (`default` for cluster-scoped
+/// objects, as Kubernetes records them).
+fn events_key(item: &mc_types::api::ListWithClusterItem) -> (String, String) {
+    let namespace = item.object.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+    (item.cluster_name.clone(), namespace.to_owned())
 }
