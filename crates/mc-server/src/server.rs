@@ -17,6 +17,19 @@ use crate::sync::{Prepare, SyncContext, spawn_cluster, writer};
 
 /// Runs the server until SIGINT/SIGTERM.
 pub async fn run(settings: Settings) -> anyhow::Result<()> {
+    // What can stop the start is checked before anything runs in the background, so the error is
+    // the last line the operator sees. A certificate that cannot be used stops the start: serving
+    // plain HTTP instead would send tokens in clear text.
+    let tls = match &settings.tls {
+        Some((cert, key)) => Some(Arc::new(crate::tls::Certificates::load(cert, key)?)),
+        None => None,
+    };
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("listening on {}", settings.listen))?;
+    if let Some(certs) = &tls {
+        tokio::spawn(certs.clone().reload_on_change());
+    }
     let store = Store::connect(&settings.storage_url)
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
@@ -72,16 +85,6 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
         None => membership.mark_restore_tried(),
     }
-    // A certificate that cannot be used stops the start: serving plain HTTP instead would send
-    // tokens in clear text.
-    let tls = match &settings.tls {
-        Some((cert, key)) => {
-            let certs = Arc::new(crate::tls::Certificates::load(cert, key)?);
-            tokio::spawn(certs.clone().reload_on_change());
-            Some(certs)
-        }
-        None => None,
-    };
     if let Some(path) = settings.write_cli_config_if_missing() {
         info!(path = %path.display(), "CLI config written");
     }
@@ -96,9 +99,6 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         membership,
         queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),
     };
-    let listener = tokio::net::TcpListener::bind(settings.listen)
-        .await
-        .with_context(|| format!("listening on {}", settings.listen))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     info!(addr = %settings.listen, scheme, clusters = settings.clusters.len(), tokens = settings.tokens.len(),
         token_origin = ?settings.token_origin, anonymous_read = settings.anonymous_read, "serving");
