@@ -22,7 +22,9 @@ step "Release build" >&2
 case $MODE in
   sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
   dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
-  cli) cargo build --release -q -p mc-server --bin mc-server -p kubectl-multicluster >&2 ;;
+  # `--bin` applies to every `-p` of one command: the plugin is its own build.
+  cli) cargo build --release -q -p mc-server --bin mc-server >&2
+    cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster >&2 ;;
 esac
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/release
 

@@ -98,6 +98,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         sync,
         membership,
         queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),
+        rows: Arc::default(),
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
     info!(addr = %settings.listen, scheme, clusters = settings.clusters.len(), tokens = settings.tokens.len(),

@@ -105,7 +105,7 @@ mod tests {
         ];
         let found = about(&pod, &events);
         assert_eq!(found.len(), 2, "the earlier pod of that name is not this one");
-        let ctx = Ctx { now: "2026-01-01T01:00:00Z".parse().unwrap() };
+        let ctx = Ctx::at("2026-01-01T01:00:00Z".parse().unwrap());
         let mut out = Vec::new();
         write(&mut out, &found, None, &ctx).unwrap();
         let text = String::from_utf8(out).unwrap();

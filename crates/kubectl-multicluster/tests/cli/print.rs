@@ -28,7 +28,7 @@ pub fn fixture(name: &str) -> Fixture {
 }
 
 fn ctx() -> Ctx {
-    Ctx { now: "2026-01-01T00:00:00Z".parse().unwrap() }
+    Ctx::at("2026-01-01T00:00:00Z".parse().unwrap())
 }
 
 /// The table as `list` prints it: the spec is chosen from the objects' apiVersion and kind.

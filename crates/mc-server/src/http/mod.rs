@@ -49,6 +49,8 @@ pub struct AppState {
     pub membership: Arc<crate::clusters::join::Membership>,
     /// Turns for expensive store queries.
     pub queries: Arc<tokio::sync::Semaphore>,
+    /// Table rows kept between requests.
+    pub rows: Arc<kube::rows::RowCache>,
 }
 
 /// The whole API. Every path needs a token except `/healthz`, `/readyz`, `/openapi.json` and
@@ -74,6 +76,18 @@ pub fn router(state: AppState) -> Router {
 pub async fn query(state: &AppState, query: &crate::store::Query) -> ApiResult<crate::store::Page> {
     bounded(&state.queries, QUERY_TIMEOUT, async { state.store.query(query).await.map_err(ApiError::from) })
         .await
+}
+
+/// [`query`] as digests ([`crate::store::Store::query_digests`]).
+pub async fn query_digests(
+    state: &AppState,
+    query: &crate::store::Query,
+    known: impl FnMut(i64, &str) -> bool,
+) -> ApiResult<Option<crate::store::DigestPage>> {
+    bounded(&state.queries, QUERY_TIMEOUT, async {
+        state.store.query_digests(query, known).await.map_err(ApiError::from)
+    })
+    .await
 }
 
 /// `work` once it has one of `turns`, all of it (wait included) within `limit`, else 503.

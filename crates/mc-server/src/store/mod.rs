@@ -17,6 +17,7 @@
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
+mod digests;
 mod mysql;
 mod object;
 mod postgres;
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
+pub use digests::{DigestPage, DigestRow};
 pub use object::{Change, StoredObject};
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
@@ -172,6 +174,31 @@ pub struct Query {
     pub continue_after: Option<Cursor>,
     /// In which order rows come.
     pub order: Order,
+}
+
+impl Query {
+    /// The filters SQL evaluates, and the field requirements it cannot (checked on the objects).
+    fn sql_filter(&self) -> (SqlFilter<'_>, Vec<&FieldRequirement>) {
+        let mut columns = Vec::new();
+        let mut after_fetch: Vec<&FieldRequirement> = Vec::new();
+        for r in self.fields.iter().flat_map(|f| f.requirements()) {
+            let equals = r.op == FieldOperator::Equals;
+            match r.field.as_str() {
+                "metadata.name" => columns.push(("name", equals, r.value.as_str())),
+                "metadata.namespace" => columns.push(("namespace", equals, r.value.as_str())),
+                _ => after_fetch.push(r),
+            }
+        }
+        let filter = SqlFilter {
+            gvr: self.gvr.as_ref(),
+            cluster: self.cluster.as_deref(),
+            namespace: self.namespace.as_deref(),
+            name: self.name.as_deref(),
+            columns,
+            labels: self.labels.as_ref().filter(|l| !l.is_empty()),
+        };
+        (filter, after_fetch)
+    }
 }
 
 /// The order of query results.
@@ -542,24 +569,7 @@ impl Store {
 
     /// Lists objects in the stable order, one page at a time.
     pub async fn query(&self, q: &Query) -> Result<Page> {
-        let mut columns = Vec::new();
-        let mut after_fetch: Vec<&FieldRequirement> = Vec::new();
-        for r in q.fields.iter().flat_map(|f| f.requirements()) {
-            let equals = r.op == FieldOperator::Equals;
-            match r.field.as_str() {
-                "metadata.name" => columns.push(("name", equals, r.value.as_str())),
-                "metadata.namespace" => columns.push(("namespace", equals, r.value.as_str())),
-                _ => after_fetch.push(r),
-            }
-        }
-        let filter = SqlFilter {
-            gvr: q.gvr.as_ref(),
-            cluster: q.cluster.as_deref(),
-            namespace: q.namespace.as_deref(),
-            name: q.name.as_deref(),
-            columns,
-            labels: q.labels.as_ref().filter(|l| !l.is_empty()),
-        };
+        let (filter, after_fetch) = q.sql_filter();
         let limit = q.limit.filter(|&l| l > 0).map(|l| l as usize);
         // One row more than a page tells whether another page exists; with fields filtered
         // here, scan in larger batches until the page is full or the rows run out.

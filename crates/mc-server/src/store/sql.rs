@@ -425,9 +425,47 @@ pub(crate) fn select_page(
     limit: Option<usize>,
     order: super::Order,
 ) -> Stmt {
+    select_rows(d, f, after, limit, order, Payload::Object)
+}
+
+/// What a page row carries after its sort key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Payload {
+    /// The object ([`QUERY_COLS`]).
+    Object,
+    /// Row id and hash, not the object ([`DIGEST_COLS`]).
+    Digest,
+}
+
+/// The columns of a page of digests, in order.
+pub(crate) const DIGEST_COLS: [Col; 8] =
+    [Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Int, Col::OptText];
+
+/// `id, hash, object` of the rows with these ids.
+pub(crate) fn select_by_id(d: Dialect, ids: &[i64]) -> Stmt {
+    let mut b = Builder::new(d, "SELECT id, hash, ");
+    b.push_json_column("object").push(" FROM resources WHERE id IN ").bind_list(ids.iter().copied());
+    b.finish()
+}
+
+/// The columns of [`select_by_id`].
+pub(crate) const BY_ID_COLS: [Col; 3] = [Col::Int, Col::OptText, Col::Text];
+
+pub(crate) fn select_rows(
+    d: Dialect,
+    f: &SqlFilter<'_>,
+    after: Option<&Cursor>,
+    limit: Option<usize>,
+    order: super::Order,
+    payload: Payload,
+) -> Stmt {
     let mut b =
         Builder::new(d, "SELECT r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource, ");
-    b.push_json_column("r.object").push(" FROM resources r WHERE 1 = 1");
+    match payload {
+        Payload::Object => b.push_json_column("r.object"),
+        Payload::Digest => b.push("r.id, r.hash"),
+    };
+    b.push(" FROM resources r WHERE 1 = 1");
     if let Some(gvr) = f.gvr {
         b.push(" AND ").push_gvr("r.", gvr);
     }

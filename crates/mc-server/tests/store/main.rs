@@ -61,6 +61,7 @@ conformance!(
     names_compare_byte_for_byte,
     reconcile_of_30k_objects,
     poison_objects_are_isolated_sanitized_or_reported,
+    digest_pages_read_only_the_objects_not_known,
 );
 
 /// A MySQL database the Go original used: its `resources` table is set aside (kept, renamed) and

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use mc_server::store::{Change, ClusterRow, Cursor, Error, Page, Query, StoredObject};
+use mc_server::store::{Change, ClusterRow, Cursor, DigestRow, Error, Page, Query, StoredObject};
 use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
@@ -625,4 +625,60 @@ pub async fn poison_objects_are_isolated_sanitized_or_reported(ctx: Ctx) {
             assert_eq!(out.sanitized, 0, "SQLite stores every one as it is");
         }
     }
+}
+
+/// Digest pages: the same rows and pages as `query`, each with its id and hash, the object
+/// only where the caller does not know the hash; a changed object has a new hash.
+pub async fn digest_pages_read_only_the_objects_not_known(ctx: Ctx) {
+    use std::collections::HashMap;
+    let s = &ctx.store;
+    let batch: Vec<Change> = (0..30)
+        .map(|i| upsert(&pods(), Some("a"), &format!("p{i:02}"), &format!("u{i}"), &[("i", "x")]))
+        .collect();
+    s.apply_batch("c1", batch).await.unwrap();
+    let q = Query { gvr: Some(pods()), ..Query::default() };
+    let all = s.query_digests(&q, |_, _| false).await.unwrap().unwrap();
+    assert_eq!(all.rows.len(), 30);
+    assert!(all.next.is_none());
+    let objects = s.query(&q).await.unwrap().items;
+    for (row, (cluster, object)) in all.rows.iter().zip(&objects) {
+        assert_eq!(&row.cluster, cluster);
+        assert_eq!(row.object.as_ref().map(|o| o.text()), Some(object.text()));
+        assert!(row.hash.as_deref().is_some_and(|h| !h.is_empty()), "every row written has a hash");
+    }
+    let hashes: HashMap<i64, String> = all.rows.iter().map(|r| (r.id, r.hash.clone().unwrap())).collect();
+    assert_eq!(hashes.len(), 30, "ids are distinct");
+
+    // Known rows come without their object; one changed object comes with its new hash.
+    let mut changed = object(&pods(), Some("a"), "p07", "u7", &[("i", "x")]);
+    edit(&mut changed, |o| o["status"]["phase"] = json!("Failed"));
+    s.apply_batch("c1", vec![Change::Upsert(changed)]).await.unwrap();
+    let mut asked = 0;
+    let page = s
+        .query_digests(&q, |id, hash| {
+            asked += 1;
+            hashes.get(&id).map(String::as_str) == Some(hash)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(asked, 30);
+    let read: Vec<&DigestRow> = page.rows.iter().filter(|r| r.object.is_some()).collect();
+    assert_eq!(read.len(), 1, "only the changed object is read");
+    assert!(read[0].object.as_ref().unwrap().text().contains("Failed"));
+    assert_ne!(read[0].hash, Some(hashes[&read[0].id].clone()));
+
+    // Pages as `query`'s; a field SQL cannot evaluate is not for digests.
+    let first = s.query_digests(&Query { limit: Some(12), ..q.clone() }, |_, _| true).await.unwrap().unwrap();
+    assert_eq!(first.rows.len(), 12);
+    let next = first.next.clone().expect("more rows");
+    let second = s
+        .query_digests(&Query { limit: Some(100), continue_after: Some(next), ..q.clone() }, |_, _| true)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(second.rows.len(), 18);
+    let ids: Vec<i64> = first.rows.iter().chain(&second.rows).map(|r| r.id).collect();
+    assert_eq!(ids, all.rows.iter().map(|r| r.id).collect::<Vec<_>>());
+    assert!(s.query_digests(&fields_query("status.phase=Failed"), |_, _| true).await.unwrap().is_none());
 }

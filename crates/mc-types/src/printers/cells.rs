@@ -109,7 +109,7 @@ fn condition_true(v: &Value, pointer: &str, kind: &str) -> bool {
 
 /// `translateTimestampSince`: the age of a timestamp, `<unknown>` without one.
 fn since(v: &Value, pointer: &str, ctx: &Ctx) -> String {
-    time::since(str_at(v, pointer), ctx.now)
+    ctx.since(str_at(v, pointer))
 }
 
 /// A Go `bool` cell as kubectl prints it (`fmt.Sprint`).
@@ -470,7 +470,7 @@ pub fn pod_restarts(v: &Value, ctx: &Ctx) -> String {
     let s = pod_summary(v);
     match s.last_restart {
         Some(t) if s.restarts != 0 => {
-            format!("{} ({} ago)", s.restarts, time::human_duration(ctx.now.duration_since(t).as_secs()))
+            format!("{} ({} ago)", s.restarts, ctx.ago(t))
         }
         _ => s.restarts.to_string(),
     }
@@ -634,8 +634,10 @@ pub fn job_completions(v: &Value, _: &Ctx) -> String {
 /// Job DURATION: from start to completion, or to now while running; empty before it starts.
 pub fn job_duration(v: &Value, ctx: &Ctx) -> String {
     let Some(start) = str_at(v, "/status/startTime").and_then(time::parse) else { return String::new() };
-    let end = str_at(v, "/status/completionTime").and_then(time::parse).unwrap_or(ctx.now);
-    time::human_duration(end.duration_since(start).as_secs())
+    match str_at(v, "/status/completionTime").and_then(time::parse) {
+        Some(end) => time::human_duration(end.duration_since(start).as_secs()),
+        None => ctx.ago(start),
+    }
 }
 
 /// Job pod template containers.
@@ -1627,7 +1629,7 @@ pub fn event_last_seen(v: &Value, ctx: &Ctx) -> String {
         return since(v, "/series/lastObservedTime", ctx);
     }
     match str_at(v, "/lastTimestamp").or_else(|| str_at(v, "/deprecatedLastTimestamp")) {
-        Some(last) => time::since(Some(last), ctx.now),
+        Some(last) => ctx.since(Some(last)),
         None => event_first_seen(v, ctx),
     }
 }
@@ -1637,7 +1639,7 @@ pub fn event_first_seen(v: &Value, ctx: &Ctx) -> String {
     let first = str_at(v, "/firstTimestamp")
         .or_else(|| str_at(v, "/deprecatedFirstTimestamp"))
         .or_else(|| str_at(v, "/eventTime"));
-    time::since(first, ctx.now)
+    ctx.since(first)
 }
 
 /// Normal or Warning.

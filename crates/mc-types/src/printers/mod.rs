@@ -8,6 +8,7 @@
 //! plugin's default.
 
 pub mod cells;
+pub mod deferred;
 pub mod pruned;
 pub mod registry;
 #[cfg(test)]
@@ -24,12 +25,42 @@ use registry::REGISTRY;
 pub struct Ctx {
     /// The time ages are measured from (fixed in tests).
     pub now: Timestamp,
+    /// Ages written as [`deferred`] markers instead of text.
+    deferred: bool,
 }
 
 impl Ctx {
     /// Ages measured from the current time.
     pub fn now() -> Self {
-        Ctx { now: Timestamp::now() }
+        Ctx::at(Timestamp::now())
+    }
+
+    /// Ages measured from `now`.
+    pub fn at(now: Timestamp) -> Self {
+        Ctx { now, deferred: false }
+    }
+
+    /// Ages left as markers, for rows kept and printed later ([`deferred::resolve`]); `now`
+    /// only serves cells that compare times with it.
+    pub fn deferred(now: Timestamp) -> Self {
+        Ctx { now, deferred: true }
+    }
+
+    /// The time since `then`, kubectl style (`HumanDuration`).
+    pub fn ago(&self, then: Timestamp) -> String {
+        if self.deferred {
+            deferred::marker(then)
+        } else {
+            crate::age::human_duration(self.now.duration_since(then).as_secs())
+        }
+    }
+
+    /// The age of an RFC 3339 timestamp, `<unknown>` without one (`translateTimestampSince`).
+    pub fn since(&self, then: Option<&str>) -> String {
+        match then.and_then(crate::age::parse) {
+            Some(t) => self.ago(t),
+            None => "<unknown>".into(),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{Ctx, TableSpec, View};
 
 fn ctx() -> Ctx {
-    Ctx { now: "2026-01-01T00:00:00Z".parse().unwrap() }
+    Ctx::at("2026-01-01T00:00:00Z".parse().unwrap())
 }
 
 /// A week before `ctx().now`: AGE `7d`.
@@ -25,12 +25,23 @@ fn headers(group: &str, kind: &str, wide: bool) -> Vec<String> {
 }
 
 /// Cells after NAME with `-o wide`.
-/// Also checks that the object parsed for printing only (see `pruned`) prints the same.
+/// Also checks that the object parsed for printing only (see `pruned`) prints the same, and
+/// that the row kept with deferred ages (see `deferred`) prints the same later.
 fn cells(group: &str, kind: &str, obj: &Value) -> Vec<String> {
-    let row = |obj: &Value| spec(group, kind).visible(true).map(|c| c.cell(obj, &ctx())).collect::<Vec<_>>();
+    let row_at = |obj: &Value, ctx: &Ctx| {
+        spec(group, kind).visible(true).map(|c| c.cell(obj, ctx)).collect::<Vec<_>>()
+    };
+    let row = |obj: &Value| row_at(obj, &ctx());
     let full = row(obj);
     let pruned = super::pruned::parse(&obj.to_string()).unwrap();
     assert_eq!(row(&pruned), full, "{group}/{kind}: a skipped subtree is read by a cell");
+    let kept = row_at(obj, &Ctx::deferred(ctx().now));
+    assert!(super::deferred::matches(&kept, &full, ctx().now), "{group}/{kind}: {kept:?} is not {full:?}");
+    let later = Ctx::at(ctx().now + std::time::Duration::from_secs(7 * 3600));
+    assert!(
+        super::deferred::matches(&kept, &row_at(obj, &later), later.now),
+        "{group}/{kind}: a kept row is wrong later"
+    );
     full
 }
 

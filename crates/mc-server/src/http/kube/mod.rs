@@ -6,6 +6,7 @@
 
 mod discovery;
 mod objects;
+pub mod rows;
 mod status;
 mod table;
 mod watch;

@@ -226,11 +226,27 @@ pub async fn list(
     }
     // The version of now, read before the objects: a watch from it misses nothing.
     let rv = state.sync.history.resource_version();
+    let format = if wants_table(&headers) { Some(params.format(&state, &target).await) } else { None };
+    if let Some(format) = format.as_ref().filter(|f| f.keepable()) {
+        let layout = format.layout();
+        let mut kept = HashMap::new();
+        let known =
+            |id: i64, hash: &str| state.rows.get(id, layout, hash).map(|c| kept.insert(id, c)).is_some();
+        if let Some(page) = crate::http::query_digests(&state, &query, known).await? {
+            let warnings = staleness_warnings(&state, page.rows.iter().map(|r| r.cluster.as_str()));
+            let next = page.next.map(|c| c.encode()).unwrap_or_default();
+            let mut table = format.table_of_digests(page.rows, kept, &state.rows, &next);
+            table["metadata"]["resourceVersion"] = rv.into();
+            let mut resp = Json(table).into_response();
+            add_warnings(&mut resp, warnings);
+            return Ok(resp);
+        }
+    }
     let page = crate::http::query(&state, &query).await?;
     let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
-    let mut resp = if wants_table(&headers) {
-        let mut table = params.format(&state, &target).await.table(&page.items, &next);
+    let mut resp = if let Some(format) = format {
+        let mut table = format.table(&page.items, &next);
         table["metadata"]["resourceVersion"] = rv.into();
         Json(table).into_response()
     } else {

@@ -8,14 +8,17 @@
 //! `Namespace` and the earlier project's `list` columns (kubectl's with `-wide`), so it prints
 //! the cells as they come.
 
+use std::collections::HashMap;
+
 use mc_types::ResourceInfo;
-use mc_types::printers::{self, Column, Ctx, TableSpec, View};
+use mc_types::printers::{self, Column, Ctx, TableSpec, View, deferred};
 use serde_json::{Value, json};
 
-use crate::store::RawObject;
+use super::rows::{Cells, RowCache};
+use crate::store::{DigestRow, RawObject};
 
 /// Which layout a Table has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Layout {
     /// kubectl's: `Name`, `Cluster` (over every cluster), then kubectl's columns with their
     /// priorities.
@@ -128,21 +131,52 @@ impl Format {
         columns
     }
 
-    /// One row.
-    pub fn row(&self, cluster: &str, mut value: Value, ctx: &Ctx) -> Value {
-        let cells: Vec<String> = if self.layout == Layout::Kubectl {
+    /// Whether rows may be kept between requests ([`RowCache`]): cells only, of a built-in
+    /// kind (its cells depend on the object alone), in the store's order.
+    pub fn keepable(&self) -> bool {
+        self.include == Include::None
+            && !self.spec.kind.is_empty()
+            && self.spec.columns.iter().all(|c| matches!(c.cell, printers::Cell::Builtin(_)))
+            && printers::row_order(&self.spec.group, &self.spec.kind).is_none()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The cells of an object, without the cluster cell.
+    fn object_cells(&self, value: &Value, ctx: &Ctx) -> Vec<String> {
+        if self.layout == Layout::Kubectl {
             let mut cells = Vec::with_capacity(self.spec.columns.len() + 2);
             if self.spec.name {
-                cells.push(self.spec.name_cell(&value));
+                cells.push(self.spec.name_cell(value));
             }
-            if self.fleet {
-                cells.push(cluster.to_owned());
-            }
-            cells.extend(self.spec.columns.iter().map(|c| c.cell(&value, ctx)));
+            cells.extend(self.spec.columns.iter().map(|c| c.cell(value, ctx)));
             cells
         } else {
-            self.spec.row(cluster, &value, ctx, self.wide())
+            let mut cells = self.spec.row("", value, ctx, self.wide());
+            cells.remove(0);
+            cells
+        }
+    }
+
+    /// The cells with the cluster's where the layout has it: after the name in kubectl's (over
+    /// every cluster), first in the plugin's.
+    fn with_cluster(&self, cluster: &str, mut cells: Vec<String>) -> Vec<String> {
+        let at = match self.layout {
+            Layout::Kubectl => self.fleet.then_some(usize::from(self.spec.name)),
+            Layout::Plugin | Layout::PluginWide => Some(0),
         };
+        if let Some(at) = at {
+            cells.insert(at.min(cells.len()), cluster.to_owned());
+        }
+        cells
+    }
+
+    /// One row.
+    pub fn row(&self, cluster: &str, mut value: Value, ctx: &Ctx) -> Value {
+        let cells = self.with_cluster(cluster, self.object_cells(&value, ctx));
         let object = match self.include {
             Include::None => None,
             Include::Metadata => {
@@ -200,6 +234,59 @@ impl Format {
                 objects.into_iter().map(|(cluster, object)| self.row(cluster, object, &ctx)).collect()
             }
         };
+        self.wrap(rows, next)
+    }
+
+    /// A Table of digest rows ([`crate::store::Store::query_digests`]): the rows in `kept` as
+    /// they were made (ages at now), the others made from their objects and kept in `cache`.
+    pub fn table_of_digests(
+        &self,
+        rows: Vec<DigestRow>,
+        mut kept: HashMap<i64, Cells>,
+        cache: &RowCache,
+        next: &str,
+    ) -> Value {
+        let ctx = Ctx::now();
+        let mut made = Vec::new();
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let cells: Vec<String> = match (r.object, kept.remove(&r.id)) {
+                    (Some(object), _) => {
+                        let value = self.parse(&object);
+                        // Text of the object is what could look like an age marker; without
+                        // any, the row made with markers is the row, and is kept.
+                        match r.hash.filter(|_| !object.text().contains("\\u0001")) {
+                            Some(hash) => {
+                                let cells = self.object_cells(&value, &Ctx::deferred(ctx.now));
+                                let shown = cells
+                                    .iter()
+                                    .map(|c| deferred::resolve(c, ctx.now).into_owned())
+                                    .collect();
+                                made.push((
+                                    r.id,
+                                    hash,
+                                    cells.into_iter().map(String::into_boxed_str).collect(),
+                                ));
+                                shown
+                            }
+                            None => self.object_cells(&value, &ctx),
+                        }
+                    }
+                    (None, Some(cells)) => {
+                        cells.iter().map(|c| deferred::resolve(c, ctx.now).into_owned()).collect()
+                    }
+                    // The store reads the object of every row not kept.
+                    (None, None) => return None,
+                };
+                Some(json!({"cells": self.with_cluster(&r.cluster, cells)}))
+            })
+            .collect();
+        cache.insert(self.layout, made);
+        self.wrap(rows, next)
+    }
+
+    fn wrap(&self, rows: Vec<Value>, next: &str) -> Value {
         json!({
             "kind": "Table",
             "apiVersion": "meta.k8s.io/v1",
