@@ -82,6 +82,31 @@ async fn plain_kubectl_discovers_lists_and_gets_across_every_cluster_and_cannot_
         assert!(names.contains(&want), "{want} in {names:?}");
     }
     assert!(resources.lines().any(|l| l.starts_with("deployments") && l.contains("deploy")), "{resources}");
+    // In the aggregated form kubectl asks for first: two requests, not one per group version.
+    let verbose = kubectl(&all, &["api-resources", "--no-headers", "-v=6"]);
+    let log = String::from_utf8_lossy(&verbose.stderr);
+    let gets: Vec<&str> = log.lines().filter(|l| l.contains("verb=\"GET\"")).collect();
+    assert!(gets.iter().any(|l| l.contains("/apis?") && l.contains("200 OK")), "{log}");
+    assert!(!gets.iter().any(|l| l.contains("/apis/apps/v1")), "no legacy discovery: {log}");
+    let discovery: Value = https
+        .get(format!("{url}/apis"))
+        .bearer_auth(TEST_TOKEN)
+        .header(
+            "Accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(discovery["kind"], "APIGroupDiscoveryList");
+    let apps =
+        discovery["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "apps").unwrap();
+    let deployments =
+        apps["versions"][0]["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "deployments");
+    assert_eq!(deployments.unwrap()["verbs"], serde_json::json!(["get", "list", "watch"]), "{apps}");
 
     // A list over every cluster: one kube-system per cluster, with its cluster.
     let table = ok(kubectl(&all, &["get", "namespaces"]), "get namespaces");

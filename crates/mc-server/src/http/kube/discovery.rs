@@ -1,11 +1,16 @@
 //! Discovery: `/api`, `/apis`, `/api/v1` and `/apis/{group}/{version}`, built from the union of
-//! every cluster's synced types (CRDs included), in the legacy (unaggregated) form that kubectl,
-//! client-go and kube-rs all read. Every type is served read-only: `get`, `list`.
+//! every cluster's synced types (CRDs included). `/api` and `/apis` answer in the aggregated form
+//! (`apidiscovery.k8s.io/v2`, every type in one answer) when the client asks for it, as kubectl
+//! does, else in the legacy form client-go and kube-rs also read. Every type is served
+//! read-only: `get`, `list`, `watch`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use kube::core::Version;
 use mc_types::ResourceInfo;
 use serde_json::{Value, json};
 
@@ -13,31 +18,111 @@ use super::status::{KubeError, KubeResult};
 use crate::http::AppState;
 
 /// The verbs every served type has.
-const VERBS: [&str; 2] = ["get", "list"];
+const VERBS: [&str; 3] = ["get", "list", "watch"];
+
+/// The media type of aggregated discovery.
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 /// `/api`: the core group's versions.
-pub async fn api_versions() -> Json<Value> {
-    Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}))
+pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if wants_aggregated(&headers) {
+        return aggregated(&state, true);
+    }
+    Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})).into_response()
 }
 
-/// `/apis`: every named group with the versions its types are synced in.
-pub async fn api_groups(State(state): State<AppState>) -> Json<Value> {
-    let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for r in state.registry.catalog().into_iter().filter(|r| !r.group.is_empty()) {
-        groups.entry(r.group).or_default().insert(r.version);
+/// `/apis`: every named group with the versions its types are synced in, preferred first.
+pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if wants_aggregated(&headers) {
+        return aggregated(&state, false);
     }
-    let groups: Vec<Value> = groups
+    let groups: Vec<Value> = groups(&state, false)
         .into_iter()
         .map(|(name, versions)| {
             let versions: Vec<Value> = versions
                 .iter()
-                .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+                .map(|(v, _)| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
                 .collect();
             let preferred = versions.first().cloned().unwrap_or(Value::Null);
             json!({"name": name, "versions": versions, "preferredVersion": preferred})
         })
         .collect();
-    Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
+    Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})).into_response()
+}
+
+/// The versions of a group, preferred first (Kubernetes' order: GA, then beta, then alpha,
+/// newer first), each with its types.
+type Versions = Vec<(String, Vec<ResourceInfo>)>;
+
+/// Named groups (or only the core group), each with its [`Versions`].
+fn groups(state: &AppState, core: bool) -> BTreeMap<String, Versions> {
+    let mut groups: BTreeMap<String, BTreeMap<String, Vec<ResourceInfo>>> = BTreeMap::new();
+    for r in state.registry.catalog().into_iter().filter(|r| r.group.is_empty() == core) {
+        groups.entry(r.group.clone()).or_default().entry(r.version.clone()).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|(name, versions)| {
+            let mut versions: Versions = versions.into_iter().collect();
+            versions.sort_by_cached_key(|(v, _)| std::cmp::Reverse(Version::parse(v).priority()));
+            (name, versions)
+        })
+        .collect()
+}
+
+/// Whether the client takes aggregated discovery (kubectl lists it first in `Accept`).
+fn wants_aggregated(headers: &HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+        |m| {
+            let params: Vec<&str> = m.split(';').map(str::trim).collect();
+            params.first() == Some(&"application/json")
+                && params.contains(&"g=apidiscovery.k8s.io")
+                && params.contains(&"v=v2")
+                && params.contains(&"as=APIGroupDiscoveryList")
+        },
+    )
+}
+
+/// `APIGroupDiscoveryList` of the core group (`/api`) or the named groups (`/apis`).
+fn aggregated(state: &AppState, core: bool) -> Response {
+    let items: Vec<Value> = groups(state, core)
+        .into_iter()
+        .map(|(name, versions)| {
+            let versions: Vec<Value> = versions
+                .iter()
+                .map(|(version, types)| {
+                    let resources: Vec<Value> = types.iter().map(resource_discovery).collect();
+                    json!({"version": version, "resources": resources, "freshness": "Current"})
+                })
+                .collect();
+            json!({"metadata": {"name": name}, "versions": versions})
+        })
+        .collect();
+    let body = json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    });
+    let mut resp = Json(body).into_response();
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(AGGREGATED));
+    resp.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    resp
+}
+
+/// One type in aggregated discovery (`APIResourceDiscovery`).
+fn resource_discovery(r: &ResourceInfo) -> Value {
+    let mut entry = json!({
+        "resource": r.resource,
+        "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+        "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": r.singular,
+        "verbs": VERBS,
+    });
+    if !r.short_names.is_empty() {
+        entry["shortNames"] = json!(r.short_names);
+    }
+    entry
 }
 
 /// `/api/{version}` (core) and `/apis/{group}/{version}`: one group version's types. The path
