@@ -1,17 +1,17 @@
 //! `/v1/list` and `/v1/list_with_cluster`: the original's query endpoints, plus selectors and
 //! pagination.
 
-use axum::Json;
 use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::HeaderValue;
+use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use mc_types::api::CONTINUE_HEADER;
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
-use super::{ApiError, ApiResult, AppState};
+use super::{ApiError, ApiResult, AppState, streamed};
 use crate::store::{Cursor, Order, Query as StoreQuery, RawObject};
 
 /// The original's default page size.
@@ -210,25 +210,51 @@ impl ListRequest {
     }
 }
 
-/// Runs a list request: a watch stream as it is, a page through `body` with its continue token.
-async fn run<B: IntoResponse>(
+/// Runs a list request: a watch stream as it is, a page with its continue token, or — without
+/// a limit — every row, streamed when there is more than one page of them ([`streamed`]).
+async fn run(
     state: &AppState,
     pairs: Vec<(String, String)>,
-    body: impl FnOnce(Vec<(String, RawObject)>) -> B,
+    write: streamed::WriteItem,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
     let query = request.to_query(state)?;
     if request.watch {
         return super::watch::stream(state, query).await;
     }
+    let unlimited = query.limit.is_none_or(|l| l == 0);
+    // Newest first has no cursor to page on: it is read whole.
+    if unlimited && query.order == Order::Name {
+        let first = super::query(state, &StoreQuery { limit: Some(streamed::PAGE), ..query.clone() }).await?;
+        if first.next.is_some() {
+            // Which clusters the rows come from is known only at the end: every cluster in scope
+            // that is not Synced is named.
+            let scope: Vec<String> = match &query.cluster {
+                Some(c) => vec![c.clone()],
+                None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
+            };
+            let warnings = staleness_warnings(state, scope.iter().map(String::as_str));
+            let body = streamed::body(state.clone(), query, first, write, b"[".to_vec(), b"]");
+            let mut resp = ([(CONTENT_TYPE, "application/json")], body).into_response();
+            add_warnings(&mut resp, warnings);
+            return Ok(resp);
+        }
+        return Ok(page_response(state, first, write));
+    }
     let page = super::query(state, &query).await?;
+    Ok(page_response(state, page, write))
+}
+
+/// One page as a JSON array, with its continue token.
+fn page_response(state: &AppState, page: crate::store::Page, write: streamed::WriteItem) -> Response {
     let warnings = staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()));
-    let mut resp = body(page.items).into_response();
+    let mut resp =
+        ([(CONTENT_TYPE, "application/json")], streamed::array(&page.items, write)).into_response();
     if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
         resp.headers_mut().insert(CONTINUE_HEADER, token);
     }
     add_warnings(&mut resp, warnings);
-    Ok(resp)
+    resp
 }
 
 /// One `Warning` per cluster that has objects in an answer and is not `Synced` (SPEC §12).
@@ -257,7 +283,7 @@ async fn list(
     State(state): State<AppState>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    run(&state, pairs, |items| Json(items.into_iter().map(|(_, o)| o).collect::<Vec<_>>())).await
+    run(&state, pairs, |out, _, object| out.extend_from_slice(object.text().as_bytes())).await
 }
 
 /// `GET /v1/list_with_cluster`: `[{"clusterName": ..., "Object": {...}}]`.
@@ -265,19 +291,18 @@ async fn list_with_cluster(
     State(state): State<AppState>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    run(&state, pairs, |items| {
-        Json(
-            items.into_iter().map(|(cluster_name, object)| Item { cluster_name, object }).collect::<Vec<_>>(),
-        )
+    run(&state, pairs, |out, cluster_name, object| {
+        // Serializing a &str and a raw value into a Vec cannot fail.
+        let _ = serde_json::to_writer(out, &Item { cluster_name, object });
     })
     .await
 }
 
 /// [`mc_types::api::ListWithClusterItem`] with the stored JSON passed through unparsed.
 #[derive(serde::Serialize)]
-struct Item {
+struct Item<'a> {
     #[serde(rename = "clusterName")]
-    cluster_name: String,
+    cluster_name: &'a str,
     #[serde(rename = "Object")]
-    object: RawObject,
+    object: &'a RawObject,
 }

@@ -7,6 +7,7 @@ pub mod join;
 pub mod kube;
 pub mod list;
 pub mod openapi;
+pub mod streamed;
 pub mod watch;
 
 use std::sync::Arc;

@@ -16,7 +16,9 @@ use crate::server::{Launch, McServer, Options, backends, config_with};
 use crate::testenv::{Cluster, TestEnv, eventually};
 
 const NS: &str = "mc-sync";
-const CONFIGMAPS: usize = 200;
+/// Per cluster: over the clusters, more than one page (1,000) of a list without a limit, which
+/// is then streamed page by page.
+const CONFIGMAPS: usize = 400;
 const SECRETS: usize = 60;
 const DEPLOYMENTS: usize = 20;
 

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use super::status::{KubeError, KubeResult};
 use super::table;
-use crate::http::AppState;
 use crate::http::list::{add_warnings, staleness_warnings};
+use crate::http::{AppState, streamed};
 use crate::store::{Cursor, Query as StoreQuery, RawObject};
 
 /// Longest value of a query parameter (selectors and continue tokens; the rest are short).
@@ -242,7 +242,34 @@ pub async fn list(
             return Ok(resp);
         }
     }
+    // Objects without a limit: streamed a page at a time once there is more than one page.
+    let unlimited = format.is_none() && query.limit.is_none_or(|l| l == 0);
+    let query = if unlimited { StoreQuery { limit: Some(streamed::PAGE), ..query } } else { query };
     let page = crate::http::query(&state, &query).await?;
+    if unlimited && page.next.is_some() {
+        let scope: Vec<String> = match &query.cluster {
+            Some(c) => vec![c.clone()],
+            None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
+        };
+        let warnings = staleness_warnings(&state, scope.iter().map(String::as_str));
+        let head = json!({
+            "kind": format!("{}List", target.info.kind),
+            "apiVersion": target.api_version(),
+            "metadata": {"continue": "", "resourceVersion": rv},
+        });
+        // The list's fields, then `"items":[`: the rows follow as they are read.
+        let mut head = serde_json::to_vec(&head).unwrap_or_default();
+        head.pop();
+        head.extend_from_slice(b",\"items\":[");
+        let write: streamed::WriteItem = |out, cluster, object| {
+            let _ = serde_json::to_writer(out, &annotated(cluster, object));
+        };
+        let query = StoreQuery { limit: None, ..query };
+        let body = streamed::body(state.clone(), query, page, write, head, b"]}");
+        let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+        add_warnings(&mut resp, warnings);
+        return Ok(resp);
+    }
     let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
     let mut resp = if let Some(format) = format {

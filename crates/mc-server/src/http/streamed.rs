@@ -1,0 +1,73 @@
+//! Lists without a limit, streamed: the store is read in pages of [`PAGE`] rows, one after
+//! another, and each page is written to the socket as it comes, so the server holds about one
+//! page whatever the size of the answer (a `limit=0` list of a million objects included).
+//!
+//! The answer is the JSON array a single page would be. Pages follow the store's keyset order,
+//! so no row is sent twice; a row written behind the cursor while the answer streams is not in
+//! it, as with any list that is already under way. A store error after the first page cuts the
+//! answer off (the client sees truncated JSON and an aborted transfer, never a short list that
+//! looks whole).
+
+use std::future::ready;
+
+use axum::body::{Body, Bytes};
+use futures::{StreamExt, stream};
+
+use super::AppState;
+use crate::store::{Page, Query, RawObject};
+
+/// Rows per page read from the store.
+pub const PAGE: u32 = 1000;
+
+/// Writes one item of the array: the object as stored, or wrapped with its cluster.
+pub type WriteItem = fn(&mut Vec<u8>, &str, &RawObject);
+
+/// The array of `items`, whole.
+pub fn array(items: &[(String, RawObject)], write: WriteItem) -> Vec<u8> {
+    let mut out = Vec::with_capacity(items.iter().map(|(_, o)| o.text().len() + 64).sum::<usize>() + 2);
+    out.push(b'[');
+    append(&mut out, items, false, write);
+    out.push(b']');
+    out
+}
+
+/// Appends items, each after a comma when something came before.
+pub fn append(out: &mut Vec<u8>, items: &[(String, RawObject)], mut any: bool, write: WriteItem) -> bool {
+    for (cluster, object) in items {
+        if any {
+            out.push(b',');
+        }
+        write(out, cluster, object);
+        any = true;
+    }
+    any
+}
+
+/// Every row `query` matches, starting with `first` (its first page, which has a next one), the
+/// following pages read as the body is sent; the items between `head` (ending in `[`) and `tail`.
+pub fn body(
+    state: AppState,
+    query: Query,
+    first: Page,
+    write: WriteItem,
+    mut head: Vec<u8>,
+    tail: &'static [u8],
+) -> Body {
+    let any = append(&mut head, &first.items, false, write);
+    let rest =
+        stream::unfold((first.next, any, state, query), move |(cursor, any, state, query)| async move {
+            let q = Query { limit: Some(PAGE), continue_after: Some(cursor?), ..query.clone() };
+            match super::query(&state, &q).await {
+                Ok(page) => {
+                    let mut chunk = Vec::new();
+                    let any = append(&mut chunk, &page.items, any, write);
+                    Some((Ok(Bytes::from(chunk)), (page.next, any, state, query)))
+                }
+                Err(e) => Some((Err(std::io::Error::other(e.message)), (None, any, state, query))),
+            }
+        });
+    let stream = stream::once(ready(Ok::<_, std::io::Error>(Bytes::from(head))))
+        .chain(rest)
+        .chain(stream::once(ready(Ok(Bytes::from_static(tail)))));
+    Body::from_stream(stream)
+}
