@@ -5,6 +5,7 @@
 #   scripts/bench.sh dispatch  [N MultiClusterResources, default 100]
 #   scripts/bench.sh cli       [N pods in all, default 10000]
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
+#   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
 set -euo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join)$ ]] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $MODE =~ ^(sync|dispatch|cli|join|store)$ ]] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 require_toolchains
 apt_install openssl curl ca-certificates
@@ -22,6 +23,7 @@ step "Release build" >&2
 case $MODE in
   sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
   dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
+  store) cargo build --release -q -p mc-server --example store_bench >&2 ;;
   # `--bin` applies to every `-p` of one command: the plugin is its own build.
   cli) cargo build --release -q -p mc-server --bin mc-server >&2
     cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster >&2 ;;
@@ -39,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-scripts/testenv up --clusters 3 --names bench1,bench2,bench3 --dir "$WORK/clusters" >&2
+[[ $MODE == store ]] || scripts/testenv up --clusters 3 --names bench1,bench2,bench3 --dir "$WORK/clusters" >&2
 CLUSTERS=(bench1 bench2 bench3)
 PORT=$((32000 + RANDOM % 1000))
 # The server's admin token (the API is closed without one); the CLI reads MC_TOKEN too.
@@ -231,6 +233,23 @@ bench_join() {
   stop_server
   cp "$WORK/all.yaml" "$WORK/clusters/config.yaml"
   python3 -c "import json; print(json.dumps({'benchmark': 'join', 'objects_in_cluster': $want, 'join_answered_seconds': round($t1 - $t0, 3), 'join_to_synced_seconds': round($t2 - $t0, 3)}))"
+}
+
+# The store API alone at a million objects, on each backend (a fresh database each).
+bench_store() {
+  local n=${1:-1000000}
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local db="bench_$(date +%s)"
+  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
+  mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"${MC_TESTDB_MYSQL_PORT:-26300}" -umc -pmc \
+    -e "CREATE DATABASE $db CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" >&2
+  step "SQLite: $n objects" >&2
+  "$TARGET/examples/store_bench" "sqlite://$WORK/store.db" "$n"
+  rm -f "$WORK"/store.db*
+  step "MariaDB: $n objects" >&2
+  "$TARGET/examples/store_bench" "${MC_TEST_MYSQL_URL%/*}/$db" "$n"
+  step "PostgreSQL: $n objects" >&2
+  "$TARGET/examples/store_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
 "bench_$MODE" "${2:-}"

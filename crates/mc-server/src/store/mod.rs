@@ -384,6 +384,23 @@ impl Store {
         Ok(())
     }
 
+    /// The database's size in bytes (data and indexes) as its server reports it; `None` on
+    /// SQLite, whose files are its size.
+    pub async fn database_bytes(&self) -> Result<Option<u64>> {
+        let sql = match self.dialect() {
+            Dialect::Sqlite => return Ok(None),
+            Dialect::MySql => {
+                "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) \
+                 FROM information_schema.tables WHERE table_schema = DATABASE()"
+            }
+            Dialect::Postgres => "SELECT pg_database_size(current_database())",
+        };
+        let mut tx = self.begin(false).await?;
+        let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Int]).await?;
+        tx.commit().await?;
+        Ok(rows.first().map(|r| u64::try_from(r.int(0)).unwrap_or(0)))
+    }
+
     /// Which backend this store uses.
     pub fn backend(&self) -> Backend {
         match self.pool {
