@@ -227,13 +227,7 @@ async fn run(
     if unlimited && query.order == Order::Name {
         let first = super::query(state, &StoreQuery { limit: Some(streamed::PAGE), ..query.clone() }).await?;
         if first.next.is_some() {
-            // Which clusters the rows come from is known only at the end: every cluster in scope
-            // that is not Synced is named.
-            let scope: Vec<String> = match &query.cluster {
-                Some(c) => vec![c.clone()],
-                None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
-            };
-            let warnings = staleness_warnings(state, scope.iter().map(String::as_str));
+            let warnings = streamed::scope_warnings(state, &query);
             let body = streamed::body(state.clone(), query, first, write, b"[".to_vec(), b"]");
             let mut resp = ([(CONTENT_TYPE, "application/json")], body).into_response();
             add_warnings(&mut resp, warnings);

@@ -71,3 +71,37 @@ pub fn body(
         .chain(stream::once(ready(Ok(Bytes::from_static(tail)))));
     Body::from_stream(stream)
 }
+
+/// The pages of every row `query` matches, read one after another as the stream is polled:
+/// `first` (already read), then the pages after it. A store error ends the stream with it.
+pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
+    Box::pin(stream::unfold(Some((Ok(first), state, query)), |st| async move {
+        let (page, state, query) = st?;
+        let page: Page = match page {
+            Ok(page) => page,
+            Err(e) => return Some((Err(e), None)),
+        };
+        let next = match page.next {
+            Some(cursor) => {
+                let q = Query { limit: Some(PAGE), continue_after: Some(cursor), ..query.clone() };
+                Some((super::query(&state, &q).await, state, query))
+            }
+            None => None,
+        };
+        Some((Ok(page.items), next))
+    }))
+}
+
+/// The rows of a query, a page at a time ([`pages`]).
+pub type Pages =
+    std::pin::Pin<Box<dyn futures::Stream<Item = Result<Vec<(String, RawObject)>, super::ApiError>> + Send>>;
+
+/// `Warning`s of a streamed answer: every cluster in the query's scope that is not Synced (which
+/// clusters the rows come from is known only at the end).
+pub fn scope_warnings(state: &AppState, query: &Query) -> Vec<String> {
+    let scope: Vec<String> = match &query.cluster {
+        Some(c) => vec![c.clone()],
+        None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
+    };
+    super::list::staleness_warnings(state, scope.iter().map(String::as_str))
+}

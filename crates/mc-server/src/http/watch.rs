@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use futures::stream;
+use futures::{StreamExt, stream};
 use mc_types::api::{WatchEvent, WatchEventType};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -16,63 +16,103 @@ use crate::store::Query;
 use crate::sync::writer::Notice;
 
 /// Starts a watch: subscribes first (so nothing between snapshot and stream is lost), then
-/// sends the snapshot, then the matching changes.
+/// sends the snapshot, read a page at a time as it is sent, then the matching changes.
 pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     let rx = state.sync.notices.subscribe();
-    query.limit = None;
+    query.limit = Some(super::streamed::PAGE);
     query.continue_after = None;
-    let snapshot = super::query(state, &query).await?;
-    let warnings = super::list::staleness_warnings(state, snapshot.items.iter().map(|(c, _)| c.as_str()));
-    // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
-    let mut known: HashSet<(String, String, String)> = HashSet::new();
-    let initial: Vec<Bytes> = snapshot
-        .items
-        .into_iter()
-        .map(|(cluster_name, object)| {
-            let object = object.value();
-            let meta = &object["metadata"];
-            let key = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
-            known.insert((cluster_name.clone(), key("namespace"), key("name")));
-            line(WatchEvent { kind: WatchEventType::Added, cluster_name, object })
-        })
-        .collect();
+    let first = super::query(state, &query).await?;
+    let warnings = if first.next.is_some() {
+        super::streamed::scope_warnings(state, &query)
+    } else {
+        super::list::staleness_warnings(state, first.items.iter().map(|(c, _)| c.as_str()))
+    };
+    query.limit = None;
+    let pages = super::streamed::pages(state.clone(), query.clone(), first);
     let query = Arc::new(query);
-    let snapshot = stream::iter(initial.into_iter().map(Ok::<_, std::convert::Infallible>));
-    let changes = stream::unfold((Some(rx), query, known), |(rx, query, mut known)| async move {
-        let mut rx = rx?;
-        loop {
-            match rx.recv().await {
-                Ok(n) if matches(&query, &n) => {
-                    let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
-                    let kind = if n.deleted {
-                        known.remove(&key);
-                        WatchEventType::Deleted
-                    } else if known.insert(key) {
-                        WatchEventType::Added
-                    } else {
-                        WatchEventType::Modified
-                    };
-                    let ev = WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.value() };
-                    return Some((Ok(line(ev)), (Some(rx), query, known)));
+    let phase = Phase::Snapshot(pages);
+    // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
+    let known: HashSet<(String, String, String)> = HashSet::new();
+    let events =
+        stream::unfold((phase, Some(rx), query, known), |(phase, rx, query, mut known)| async move {
+            let mut rx = rx?;
+            let mut phase = phase;
+            loop {
+                if let Phase::Snapshot(pages) = &mut phase {
+                    match futures::StreamExt::next(pages).await {
+                        Some(Ok(items)) => {
+                            let mut chunk = Vec::new();
+                            for (cluster_name, object) in items {
+                                let object = object.value();
+                                let meta = &object["metadata"];
+                                let key = |f: &str| meta[f].as_str().unwrap_or_default().to_string();
+                                known.insert((cluster_name.clone(), key("namespace"), key("name")));
+                                chunk.extend_from_slice(&line(WatchEvent {
+                                    kind: WatchEventType::Added,
+                                    cluster_name,
+                                    object,
+                                }));
+                            }
+                            return Some((Bytes::from(chunk), (phase, Some(rx), query, known)));
+                        }
+                        Some(Err(e)) => {
+                            // The snapshot could not be read to its end: say so and end.
+                            let ev = error_event(&format!(
+                                "listing the current objects failed: {}; list and watch again",
+                                e.message
+                            ));
+                            return Some((line(ev), (Phase::Changes, None, query, known)));
+                        }
+                        None => phase = Phase::Changes,
+                    }
+                    continue;
                 }
-                Ok(_) => continue,
-                Err(RecvError::Lagged(missed)) => {
-                    // The client fell behind; tell it and end so it can list and watch again.
-                    let ev = WatchEvent {
-                        kind: WatchEventType::Error,
-                        cluster_name: String::new(),
-                        object: serde_json::json!({"error": format!("watch fell behind by {missed} events; list and watch again")}),
-                    };
-                    return Some((Ok(line(ev)), (None, query, known)));
+                match rx.recv().await {
+                    Ok(n) if matches(&query, &n) => {
+                        let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
+                        let kind = if n.deleted {
+                            known.remove(&key);
+                            WatchEventType::Deleted
+                        } else if known.insert(key) {
+                            WatchEventType::Added
+                        } else {
+                            WatchEventType::Modified
+                        };
+                        let ev =
+                            WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.value() };
+                        return Some((line(ev), (phase, Some(rx), query, known)));
+                    }
+                    Ok(_) => continue,
+                    Err(RecvError::Lagged(missed)) => {
+                        // The client fell behind; tell it and end so it can list and watch again.
+                        let ev = error_event(&format!(
+                            "watch fell behind by {missed} events; list and watch again"
+                        ));
+                        return Some((line(ev), (phase, None, query, known)));
+                    }
+                    Err(RecvError::Closed) => return None,
                 }
-                Err(RecvError::Closed) => return None,
             }
-        }
-    });
-    let body = Body::from_stream(futures::StreamExt::chain(snapshot, changes));
+        });
+    let body = Body::from_stream(events.map(Ok::<_, std::convert::Infallible>));
     let mut resp = ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response();
     super::list::add_warnings(&mut resp, warnings);
     Ok(resp)
+}
+
+/// Where a watch is: sending the current objects, or the changes after them.
+enum Phase {
+    Snapshot(super::streamed::Pages),
+    Changes,
+}
+
+/// An `ERROR` event that ends the stream.
+fn error_event(message: &str) -> WatchEvent {
+    WatchEvent {
+        kind: WatchEventType::Error,
+        cluster_name: String::new(),
+        object: serde_json::json!({"error": message}),
+    }
 }
 
 fn line(ev: WatchEvent) -> Bytes {

@@ -11,6 +11,7 @@ use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube::{Client, ResourceExt};
 use reqwest::StatusCode;
 use serde_json::json;
+use tokio::io::AsyncBufReadExt;
 
 use crate::server::{Launch, McServer, Options, backends, config_with};
 use crate::testenv::{Cluster, TestEnv, eventually};
@@ -170,6 +171,18 @@ async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backe
             ))
             .await;
         assert_eq!(body.as_array().unwrap().len(), CONFIGMAPS * env.clusters.len(), "{backend}");
+        // A watch sends the same objects first, read a page at a time, then waits for changes.
+        let url = format!("{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&watch=true", server.url);
+        let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
+        let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
+        let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
+        let mut watched = BTreeSet::new();
+        for _ in 0..CONFIGMAPS * env.clusters.len() {
+            let ev = next(&mut lines).await;
+            assert_eq!(ev["type"], "ADDED", "{backend}: {ev}");
+            watched.insert((ev["clusterName"].to_string(), ev["object"]["metadata"]["name"].to_string()));
+        }
+        assert_eq!(watched.len(), CONFIGMAPS * env.clusters.len(), "{backend}: each object once");
     }
 }
 
@@ -571,7 +584,6 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
 
 #[tokio::test]
 async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
-    use tokio::io::AsyncBufReadExt;
     let env = TestEnv::from_env();
     let cluster = &env.clusters[0];
     let client = env.client(cluster).await.unwrap();

@@ -247,11 +247,7 @@ pub async fn list(
     let query = if unlimited { StoreQuery { limit: Some(streamed::PAGE), ..query } } else { query };
     let page = crate::http::query(&state, &query).await?;
     if unlimited && page.next.is_some() {
-        let scope: Vec<String> = match &query.cluster {
-            Some(c) => vec![c.clone()],
-            None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
-        };
-        let warnings = staleness_warnings(&state, scope.iter().map(String::as_str));
+        let warnings = streamed::scope_warnings(&state, &query);
         let head = json!({
             "kind": format!("{}List", target.info.kind),
             "apiVersion": target.api_version(),

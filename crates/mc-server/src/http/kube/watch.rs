@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::table;
-use crate::http::AppState;
 use crate::http::list::{add_warnings, staleness_warnings};
+use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
 use crate::sync::writer::Notice;
@@ -46,21 +46,23 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     let mut first: Vec<Bytes> = Vec::new();
     let mut known: HashSet<(String, String, String)> = HashSet::new();
     let mut warnings = Vec::new();
+    // The current objects, read a page at a time as they are sent, all at the version of now.
+    let mut snapshot = None;
     let start = match w.resource_version.as_deref().filter(|rv| !rv.is_empty() && *rv != "0") {
         None => {
             // The version of now, read before the objects: later changes come by the stream.
             let rv = history.resource_version();
             let seq = history.parse(&rv).unwrap_or_default();
-            w.query.limit = None;
+            w.query.limit = Some(streamed::PAGE);
             w.query.continue_after = None;
             let page = crate::http::query(state, &w.query).await?;
-            warnings = staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()));
-            for (cluster, object) in &page.items {
-                let value = object.value();
-                let key = |f: &str| value["metadata"][f].as_str().unwrap_or_default().to_string();
-                known.insert((cluster.clone(), key("namespace"), key("name")));
-                first.push(event("ADDED", cluster, value, &rv, w.table.as_ref()));
-            }
+            warnings = if page.next.is_some() {
+                streamed::scope_warnings(state, &w.query)
+            } else {
+                staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()))
+            };
+            w.query.limit = None;
+            snapshot = Some((streamed::pages(state.clone(), w.query.clone(), page), rv));
             Some(seq)
         }
         Some(rv) => match history.parse(rv).and_then(|seq| history.after(seq).map(|kept| (seq, kept))) {
@@ -82,21 +84,50 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     let query = Arc::new(w.query);
     let table = Arc::new(w.table);
     let changes = stream::unfold(
-        (Some(rx), last, known, query, table, history),
-        |(rx, last, mut known, query, table, history)| async move {
+        (snapshot, Some(rx), last, known, query, table, history),
+        |(mut snapshot, rx, last, mut known, query, table, history)| async move {
             let mut rx = rx?;
             loop {
+                if let Some((pages, rv)) = &mut snapshot {
+                    match pages.next().await {
+                        Some(Ok(items)) => {
+                            let mut chunk = Vec::new();
+                            for (cluster, object) in items {
+                                let value = object.value();
+                                let key =
+                                    |f: &str| value["metadata"][f].as_str().unwrap_or_default().to_string();
+                                known.insert((cluster.clone(), key("namespace"), key("name")));
+                                chunk.extend_from_slice(&event(
+                                    "ADDED",
+                                    &cluster,
+                                    value,
+                                    rv,
+                                    table.as_ref().as_ref(),
+                                ));
+                            }
+                            let line = Bytes::from(chunk);
+                            return Some((line, (snapshot, Some(rx), last, known, query, table, history)));
+                        }
+                        Some(Err(e)) => {
+                            // The current objects could not be read to the end: the client lists again.
+                            let line = failed(&e.message);
+                            return Some((line, (None, None, last, known, query, table, history)));
+                        }
+                        None => snapshot = None,
+                    }
+                    continue;
+                }
                 match rx.recv().await {
                     Ok(n) if n.seq > last && crate::http::watch::matches(&query, &n) => {
                         let line = change(&n, &mut known, &history, table.as_ref().as_ref());
-                        return Some((line, (Some(rx), n.seq, known, query, table, history)));
+                        return Some((line, (None, Some(rx), n.seq, known, query, table, history)));
                     }
                     Ok(_) => continue,
                     // Fell behind: the client lists again.
                     Err(RecvError::Lagged(_)) => {
                         return Some((
                             expired("the watch fell behind".into()),
-                            (None, last, known, query, table, history),
+                            (None, None, last, known, query, table, history),
                         ));
                     }
                     Err(RecvError::Closed) => return None,
@@ -148,6 +179,14 @@ fn event(kind: &str, cluster: &str, mut object: Value, rv: &str, table: Option<&
         None => super::objects::annotated(cluster, &RawObject::from_value(&object)),
     };
     line(&json!({"type": kind, "object": object}))
+}
+
+/// The `ERROR` event that ends a watch whose current objects could not be read.
+fn failed(why: &str) -> Bytes {
+    line(&json!({"type": "ERROR", "object": {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": format!("reading the current objects failed: {why}; list again"), "reason": "InternalError", "code": 500
+    }}))
 }
 
 /// The `ERROR` event that ends a watch whose start is unknown: clients list again.
