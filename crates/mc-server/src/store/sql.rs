@@ -221,6 +221,37 @@ impl Builder {
         self
     }
 
+    /// `(k1, k2, …) > (v1, v2, …)`: rows after a cursor. MariaDB does not scan an index range
+    /// for a row-value comparison (it sorted every remaining row for each page: 0.8 s a page at
+    /// a million rows), so there it is spelled out as the equivalent disjunction
+    /// `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`, whose ranges it does scan.
+    pub(crate) fn push_after(&mut self, keys: &[(&str, &str)]) -> &mut Self {
+        if self.dialect != Dialect::MySql {
+            let columns: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
+            self.push("(").push(&columns.join(", ")).push(") > (");
+            for (i, (_, v)) in keys.iter().enumerate() {
+                if i > 0 {
+                    self.push(", ");
+                }
+                self.bind(*v);
+            }
+            return self.push(")");
+        }
+        self.push("(");
+        for i in 0..keys.len() {
+            if i > 0 {
+                self.push(" OR ");
+            }
+            self.push("(");
+            for (k, v) in &keys[..i] {
+                self.push(k).push(" = ").bind(*v).push(" AND ");
+            }
+            let (k, v) = keys[i];
+            self.push(k).push(" > ").bind(v).push(")");
+        }
+        self.push(")")
+    }
+
     /// The expression reading a JSON column as text.
     pub(crate) fn push_json_column(&mut self, column: &str) -> &mut Self {
         match self.dialect {
@@ -512,16 +543,19 @@ pub(crate) fn select_rows(
     if let Some(c) = after {
         // With the type fixed the last three sort columns are constant: comparing the first three
         // lets the (group, version, resource, cluster, namespace, name) index drive the scan.
-        if f.gvr.is_some() {
-            b.push(" AND (r.cluster, r.namespace, r.name) > (");
-            b.bind(c.cluster.as_str()).push(", ").bind(c.namespace.as_str()).push(", ").bind(c.name.as_str());
-            b.push(")");
-        } else {
-            b.push(" AND (r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource) > (");
-            b.bind(c.cluster.as_str()).push(", ").bind(c.namespace.as_str()).push(", ").bind(c.name.as_str());
-            b.push(", ").bind(c.group.as_str()).push(", ").bind(c.version.as_str());
-            b.push(", ").bind(c.resource.as_str()).push(")");
+        let mut keys = vec![
+            ("r.cluster", c.cluster.as_str()),
+            ("r.namespace", c.namespace.as_str()),
+            ("r.name", c.name.as_str()),
+        ];
+        if f.gvr.is_none() {
+            keys.extend([
+                ("r.\"group\"", c.group.as_str()),
+                ("r.version", c.version.as_str()),
+                ("r.resource", c.resource.as_str()),
+            ]);
         }
+        b.push(" AND ").push_after(&keys);
     }
     b.push(match order {
         super::Order::Name => " ORDER BY r.cluster, r.namespace, r.name, r.\"group\", r.version, r.resource",
@@ -625,5 +659,38 @@ mod tests {
         assert!(stmt.sql.contains("l.\"value\" IN (?, ?)"), "{}", stmt.sql);
         // 6 keys + 1 + 1 + 2 + 1 values + limit
         assert_eq!(stmt.args.len(), 12);
+    }
+
+    #[test]
+    fn mariadb_gets_the_cursor_comparison_spelled_out() {
+        let gvr = Gvr::new("", "v1", "configmaps");
+        let f = SqlFilter {
+            gvr: Some(&gvr),
+            cluster: None,
+            namespace: None,
+            name: None,
+            columns: vec![],
+            labels: None,
+        };
+        let cursor = Cursor {
+            cluster: "c".into(),
+            namespace: "n".into(),
+            name: "x".into(),
+            group: String::new(),
+            version: "v1".into(),
+            resource: "configmaps".into(),
+        };
+        let mysql = select_page(Dialect::MySql, &f, Some(&cursor), Some(10), super::super::Order::Name);
+        assert!(
+            mysql.sql.contains(
+                "((r.cluster > ?) OR (r.cluster = ? AND r.namespace > ?) OR (r.cluster = ? AND r.namespace = ? AND r.name > ?))"
+            ),
+            "{}",
+            mysql.sql
+        );
+        let sqlite = select_page(Dialect::Sqlite, &f, Some(&cursor), Some(10), super::super::Order::Name);
+        assert!(sqlite.sql.contains("(r.cluster, r.namespace, r.name) > (?, ?, ?)"), "{}", sqlite.sql);
+        // 3 type + 6 cursor + limit on MariaDB; 3 + 3 + 1 elsewhere.
+        assert_eq!((mysql.args.len(), sqlite.args.len()), (10, 7));
     }
 }
