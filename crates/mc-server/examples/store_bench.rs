@@ -7,7 +7,8 @@
 //!   first page of 500: p50/p99 of many runs;
 //! - the full list read page by page (1,000 rows, as a streamed answer): time and RSS peak.
 //!
-//! `cargo run --release -p mc-server --example store_bench -- STORAGE_URL [N in all]`
+//! `cargo run --release -p mc-server --example store_bench -- STORAGE_URL [N in all] [--queries-only]`
+//! (`--queries-only`: the objects are already there, from an earlier run with the same N)
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,7 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!("usage: store_bench STORAGE_URL [N in all]");
     };
     let n: usize = rest.first().map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let write = !rest.iter().any(|a| a == "--queries-only");
     let store = Store::connect(url).await?;
     let gvr = Gvr::new("", "v1", "configmaps");
     let idle_rss = rss_kib();
@@ -35,7 +37,7 @@ async fn main() -> anyhow::Result<()> {
     let mut busy = Duration::ZERO;
     let per_cluster = n.div_ceil(CLUSTERS.len());
     let mut written = 0usize;
-    for first in (0..per_cluster).step_by(BATCH) {
+    for first in (0..per_cluster).step_by(BATCH).filter(|_| write) {
         for (c, cluster) in CLUSTERS.iter().enumerate() {
             let batch = (first..(first + BATCH).min(per_cluster))
                 .map(|i| StoredObject::from_json(gvr.clone(), "ConfigMap", object(c, i)).map(Change::Upsert))
@@ -122,7 +124,7 @@ async fn main() -> anyhow::Result<()> {
         json!({
             "benchmark": "store", "backend": format!("{:?}", store.backend()), "objects": written,
             "write_seconds": round(seconds, 2),
-            "objects_per_second": (written as f64 / seconds).round(),
+            "objects_per_second": if write { (written as f64 / seconds).round() } else { 0.0 },
             "idle_rss_mib": round(idle_rss as f64 / 1024.0, 1),
             "rss_after_writes_mib": round(write_rss as f64 / 1024.0, 1),
             "database_mib": database_mib(&store, url).await,
