@@ -149,12 +149,23 @@ fn same_cell(a: &str, b: &str) -> bool {
 }
 
 /// The same header and the same rows. Row order is not compared: the API server lists in etcd
-/// key order (`mc-a-b` before `mc-a`), the store in (namespace, name) order.
+/// key order (`mc-a-b` before `mc-a`), the store in (namespace, name) order. Rows are paired
+/// by their cells with durations masked, so two reads a second apart (`3m1s`, `3m2s`) still
+/// pair the same rows (an events table has its age second).
 fn same_rows(a: &[Vec<String>], b: &[Vec<String>]) -> bool {
+    let masked = |row: &Vec<String>| -> Vec<String> {
+        row.iter()
+            .map(|cell| {
+                let words: Vec<&str> =
+                    cell.split([' ', '(', ')']).map(|w| if seconds(w).is_some() { "~" } else { w }).collect();
+                words.join(" ")
+            })
+            .collect()
+    };
     let sorted = |rows: &[Vec<String>]| {
         let mut rows = rows.to_vec();
         if rows.len() > 1 {
-            rows[1..].sort();
+            rows[1..].sort_by_cached_key(|r| (masked(r), r.clone()));
         }
         rows
     };
@@ -307,4 +318,32 @@ async fn plain_kubectl_prints_every_type_through_mc_server_as_the_cluster_does()
         cluster,
         &["delete", "-f", &objects.display().to_string(), "--ignore-not-found", "--wait=false"],
     );
+}
+
+#[test]
+fn rows_read_a_second_apart_still_pair() {
+    let row = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+    let header = row(&["NAMESPACE", "LAST SEEN", "REASON", "MESSAGE"]);
+    // The CI failure: the ages moved by a second between the two reads and sorted the rows apart.
+    // Each row's age ticks at its own moment: one moved from 3m1s to 3m2s, the other not yet.
+    let direct = vec![
+        header.clone(),
+        row(&["ns", "3m1s", "Applied", "applied to tencent4"]),
+        row(&["ns", "3m2s", "Applied", "applied to tencent2"]),
+        row(&["ns", "2m35s", "Applied", "applied to tencent1"]),
+    ];
+    let through = vec![
+        header.clone(),
+        row(&["ns", "2m35s", "Applied", "applied to tencent1"]),
+        row(&["ns", "3m2s", "Applied", "applied to tencent4"]),
+        row(&["ns", "3m2s", "Applied", "applied to tencent2"]),
+    ];
+    assert!(same_rows(&direct, &through));
+    let other = vec![
+        header,
+        row(&["ns", "3m1s", "Applied", "applied to tencent9"]),
+        direct[2].clone(),
+        direct[3].clone(),
+    ];
+    assert!(!same_rows(&direct, &other), "a different message is a difference");
 }
