@@ -227,7 +227,7 @@ async fn run(
     if unlimited && query.order == Order::Name {
         let first = super::query(state, &StoreQuery { limit: Some(streamed::PAGE), ..query.clone() }).await?;
         if first.next.is_some() {
-            let warnings = streamed::scope_warnings(state, &query);
+            let warnings = streamed::warnings(state, &query, &first);
             let body = streamed::body(state.clone(), query, first, write, b"[".to_vec(), b"]");
             let mut resp = ([(CONTENT_TYPE, "application/json")], body).into_response();
             add_warnings(&mut resp, warnings);

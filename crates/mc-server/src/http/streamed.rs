@@ -32,7 +32,7 @@ pub fn array(items: &[(String, RawObject)], write: WriteItem) -> Vec<u8> {
 }
 
 /// Appends items, each after a comma when something came before.
-pub fn append(out: &mut Vec<u8>, items: &[(String, RawObject)], mut any: bool, write: WriteItem) -> bool {
+fn append(out: &mut Vec<u8>, items: &[(String, RawObject)], mut any: bool, write: WriteItem) -> bool {
     for (cluster, object) in items {
         if any {
             out.push(b',');
@@ -50,24 +50,20 @@ pub fn body(
     query: Query,
     first: Page,
     write: WriteItem,
-    mut head: Vec<u8>,
+    head: Vec<u8>,
     tail: &'static [u8],
 ) -> Body {
-    let any = append(&mut head, &first.items, false, write);
-    let rest =
-        stream::unfold((first.next, any, state, query), move |(cursor, any, state, query)| async move {
-            let q = Query { limit: Some(PAGE), continue_after: Some(cursor?), ..query.clone() };
-            match super::query(&state, &q).await {
-                Ok(page) => {
-                    let mut chunk = Vec::new();
-                    let any = append(&mut chunk, &page.items, any, write);
-                    Some((Ok(Bytes::from(chunk)), (page.next, any, state, query)))
-                }
-                Err(e) => Some((Err(std::io::Error::other(e.message)), (None, any, state, query))),
-            }
-        });
+    let mut any = false;
+    let items = pages(state, query, first).map(move |page| match page {
+        Ok(items) => {
+            let mut chunk = Vec::new();
+            any = append(&mut chunk, &items, any, write);
+            Ok(Bytes::from(chunk))
+        }
+        Err(e) => Err(std::io::Error::other(e.message)),
+    });
     let stream = stream::once(ready(Ok::<_, std::io::Error>(Bytes::from(head))))
-        .chain(rest)
+        .chain(items)
         .chain(stream::once(ready(Ok(Bytes::from_static(tail)))));
     Body::from_stream(stream)
 }
@@ -96,9 +92,13 @@ pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
 pub type Pages =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<Vec<(String, RawObject)>, super::ApiError>> + Send>>;
 
-/// `Warning`s of a streamed answer: every cluster in the query's scope that is not Synced (which
-/// clusters the rows come from is known only at the end).
-pub fn scope_warnings(state: &AppState, query: &Query) -> Vec<String> {
+/// `Warning`s of an answer that starts with `first`: one per cluster of its rows that is not
+/// Synced, or — when more pages follow and the clusters of their rows are known only at the end —
+/// one per cluster in the query's scope that is not Synced.
+pub fn warnings(state: &AppState, query: &Query, first: &Page) -> Vec<String> {
+    if first.next.is_none() {
+        return super::list::staleness_warnings(state, first.items.iter().map(|(c, _)| c.as_str()));
+    }
     let scope: Vec<String> = match &query.cluster {
         Some(c) => vec![c.clone()],
         None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),

@@ -22,11 +22,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     query.limit = Some(super::streamed::PAGE);
     query.continue_after = None;
     let first = super::query(state, &query).await?;
-    let warnings = if first.next.is_some() {
-        super::streamed::scope_warnings(state, &query)
-    } else {
-        super::list::staleness_warnings(state, first.items.iter().map(|(c, _)| c.as_str()))
-    };
+    let warnings = super::streamed::warnings(state, &query, &first);
     query.limit = None;
     let pages = super::streamed::pages(state.clone(), query.clone(), first);
     let query = Arc::new(query);

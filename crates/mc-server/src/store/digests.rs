@@ -61,14 +61,7 @@ impl Store {
                 page.next = if q.order == Order::Name { last.take() } else { None };
                 break;
             }
-            let cursor = Cursor {
-                cluster: row.text(0),
-                namespace: row.text(1),
-                name: row.text(2),
-                group: row.text(3),
-                version: row.text(4),
-                resource: row.text(5),
-            };
+            let cursor = Cursor::from_row(&mut row);
             let hash = row.opt_text(7);
             page.rows.push(DigestRow { cluster: cursor.cluster.clone(), id: row.int(6), hash, object: None });
             last = Some(cursor);

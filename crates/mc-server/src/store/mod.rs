@@ -240,6 +240,18 @@ pub struct Cursor {
 }
 
 impl Cursor {
+    /// The sort key a page row starts with (its first six columns, see `sql::select_rows`).
+    fn from_row(row: &mut Row) -> Cursor {
+        Cursor {
+            cluster: row.text(0),
+            namespace: row.text(1),
+            name: row.text(2),
+            group: row.text(3),
+            version: row.text(4),
+            resource: row.text(5),
+        }
+    }
+
     /// The opaque, URL-safe `continue` token: lowercase hex of a JSON array.
     pub fn encode(&self) -> String {
         let parts = [&self.cluster, &self.namespace, &self.name, &self.group, &self.version, &self.resource];
@@ -606,14 +618,7 @@ impl Store {
             let rows = tx.fetch(stmt, &sql::QUERY_COLS).await?;
             let scanned = rows.len();
             for mut row in rows {
-                let cursor = Cursor {
-                    cluster: row.text(0),
-                    namespace: row.text(1),
-                    name: row.text(2),
-                    group: row.text(3),
-                    version: row.text(4),
-                    resource: row.text(5),
-                };
+                let cursor = Cursor::from_row(&mut row);
                 let object = RawObject::from_text(row.text(6)).map_err(|e| {
                     Error::Corrupt(format!(
                         "object {}/{}/{} of cluster {}: {e}",

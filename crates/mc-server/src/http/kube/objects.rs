@@ -247,7 +247,7 @@ pub async fn list(
     let query = if unlimited { StoreQuery { limit: Some(streamed::PAGE), ..query } } else { query };
     let page = crate::http::query(&state, &query).await?;
     if unlimited && page.next.is_some() {
-        let warnings = streamed::scope_warnings(&state, &query);
+        let warnings = streamed::warnings(&state, &query, &page);
         let head = json!({
             "kind": format!("{}List", target.info.kind),
             "apiVersion": target.api_version(),

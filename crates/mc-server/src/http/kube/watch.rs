@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::table;
-use crate::http::list::{add_warnings, staleness_warnings};
+use crate::http::list::add_warnings;
 use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
@@ -56,11 +56,7 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
             w.query.limit = Some(streamed::PAGE);
             w.query.continue_after = None;
             let page = crate::http::query(state, &w.query).await?;
-            warnings = if page.next.is_some() {
-                streamed::scope_warnings(state, &w.query)
-            } else {
-                staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()))
-            };
+            warnings = streamed::warnings(state, &w.query, &page);
             w.query.limit = None;
             snapshot = Some((streamed::pages(state.clone(), w.query.clone(), page), rv));
             Some(seq)
