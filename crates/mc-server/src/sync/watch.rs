@@ -15,6 +15,13 @@ use super::SyncContext;
 use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
+use crate::store::StoredObject;
+
+/// Objects per list request, and per page handed to the writer. The API server answers a
+/// paginated list from etcd: on 3 clusters × 30,000 ConfigMaps, pages of 500 cost it 2.5 s and
+/// pages of 2,000 1.6 s (0.85 s unpaginated). A page is held in memory until written, so this
+/// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them).
+const LIST_PAGE: u32 = 2000;
 
 /// Runs until aborted: lists, reconciles, then streams changes to the writer. Errors are retried
 /// with the watcher's default backoff; every restart relists and reconciles.
@@ -28,13 +35,15 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         plural: info.resource.clone(),
     };
     let api: Api<WatchedObject> = Api::all_with(client, &ar);
-    let config = watcher::Config::default().page_size(500);
+    let config = watcher::Config::default().page_size(LIST_PAGE);
     // A new watcher starts with a full list: that is how a relist asked for by the writer (a
     // list that was not written completely) happens.
     let mut stream = Box::pin(watcher(api.clone(), config.clone()).default_backoff());
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();
     let mut keep: HashSet<String> = HashSet::new();
+    // Listed objects not yet handed to the writer: they go as one page.
+    let mut page: Vec<StoredObject> = Vec::new();
     let mut failures = 0u32;
     loop {
         if cluster.take_relist(&gvr) {
@@ -75,6 +84,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         let msg = match event {
             watcher::Event::Init => {
                 keep.clear();
+                page.clear();
                 known = match ctx.store.list_keys(cluster.name(), &gvr).await {
                     Ok(rows) => rows.into_iter().collect(),
                     Err(e) => {
@@ -92,13 +102,20 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 if unchanged {
                     continue;
                 }
-                match ctx.prepare.stored(&gvr, &info.kind, obj) {
-                    Some(row) => Msg::Upsert(cluster.clone(), row, now),
-                    None => continue,
+                page.extend(ctx.prepare.stored(&gvr, &info.kind, obj));
+                if page.len() < LIST_PAGE as usize {
+                    continue;
                 }
+                if ctx.writer.send_page(cluster.clone(), std::mem::take(&mut page)).await.is_err() {
+                    return;
+                }
+                continue;
             }
             watcher::Event::InitDone => {
                 known = HashMap::new();
+                if ctx.writer.send_page(cluster.clone(), std::mem::take(&mut page)).await.is_err() {
+                    return;
+                }
                 Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep: std::mem::take(&mut keep) }
             }
             watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
 use super::history::History;
@@ -14,16 +14,24 @@ use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
 use crate::store::{Backend, Change, RawObject, Store, StoredObject};
 
-/// Most messages written in one transaction.
+/// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
+/// Most objects of list pages queued for the writer at once: a watcher whose page does not fit
+/// waits. With the message queue (at most [`MAX_BATCH`] messages, pages and control messages
+/// counted as one) this bounds what waits in memory to about `MAX_QUEUED + MAX_BATCH` objects,
+/// however many types and clusters list at once.
+pub const MAX_QUEUED: usize = 8000;
 /// Longest a change waits for others to join its batch.
 const MAX_DELAY: Duration = Duration::from_millis(20);
 
 /// What the watchers tell the writer.
 #[derive(Debug)]
 pub enum Msg {
-    /// An object was listed, added or modified.
+    /// An object was added or modified.
     Upsert(Arc<Cluster>, StoredObject, Instant),
+    /// A page of a list: objects of one type of one cluster, written together. The permit
+    /// holds their room in the queue until they are written.
+    Page(Arc<Cluster>, Vec<StoredObject>, Instant, OwnedSemaphorePermit),
     /// An object was deleted.
     Delete(Arc<Cluster>, Box<(Gvr, String, String, String)>, Instant),
     /// A (re)list completed: rows of this type whose uid is not in `keep` are gone.
@@ -41,8 +49,40 @@ pub enum Msg {
     DropCluster(String, oneshot::Sender<crate::store::Result<u64>>),
 }
 
-/// Sending half used by the watchers.
-pub type Sender = mpsc::Sender<Msg>;
+/// Sending half used by the watchers: the message queue and the room left for list pages.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    tx: mpsc::Sender<Msg>,
+    room: Arc<Semaphore>,
+}
+
+/// The writer is gone (shutting down).
+#[derive(Debug)]
+pub struct Closed;
+
+impl Sender {
+    /// Queues one message; waits while the queue is full.
+    pub async fn send(&self, msg: Msg) -> Result<(), Closed> {
+        self.tx.send(msg).await.map_err(|_| Closed)
+    }
+
+    /// Queues a page of listed objects; waits until there is room for them in the queue.
+    pub async fn send_page(&self, cluster: Arc<Cluster>, objects: Vec<StoredObject>) -> Result<(), Closed> {
+        if objects.is_empty() {
+            return Ok(());
+        }
+        let at = Instant::now();
+        // A page larger than the whole room takes all of it (never waits forever).
+        let n = u32::try_from(objects.len().min(MAX_QUEUED)).unwrap_or(u32::MAX);
+        let permit = Arc::clone(&self.room).acquire_many_owned(n).await.map_err(|_| Closed)?;
+        self.send(Msg::Page(cluster, objects, at, permit)).await
+    }
+
+    /// Objects of list pages queued now (for tests and metrics).
+    pub fn queued_objects(&self) -> usize {
+        MAX_QUEUED - self.room.available_permits()
+    }
+}
 
 /// A change that reached the store, for watch streams.
 #[derive(Debug)]
@@ -81,6 +121,7 @@ pub fn spawn(
     health: Arc<StoreHealth>,
 ) -> (Sender, Notices, Arc<History>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(MAX_BATCH);
+    let tx = Sender { tx, room: Arc::new(Semaphore::new(MAX_QUEUED)) };
     let (notices, _) = broadcast::channel(4096);
     let history = Arc::new(History::default());
     let writer = Writer {
@@ -113,11 +154,15 @@ struct Pending {
 async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
+        let mut objects = weight(&first);
         batch.push(first);
         let deadline = tokio::time::Instant::now() + MAX_DELAY;
-        while batch.len() < MAX_BATCH {
+        while objects < MAX_BATCH {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(m)) => batch.push(m),
+                Ok(Some(m)) => {
+                    objects += weight(&m);
+                    batch.push(m);
+                }
                 Ok(None) | Err(_) => break,
             }
         }
@@ -126,15 +171,29 @@ async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
     }
 }
 
+/// How many objects a message carries (control messages count as one).
+fn weight(msg: &Msg) -> usize {
+    match msg {
+        Msg::Page(_, objects, _, _) => objects.len().max(1),
+        _ => 1,
+    }
+}
+
 /// Writes one batch: data changes grouped per cluster, control messages in order.
 async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
+    let mut permits: Vec<OwnedSemaphorePermit> = Vec::new();
     for msg in batch {
         match msg {
-            Msg::Upsert(c, obj, t) => push(&mut pending, c, Change::Upsert(obj), t),
+            Msg::Upsert(c, obj, t) => push(&mut pending, c, [Change::Upsert(obj)], t),
+            // The permit is released once the batch is written (end of this call).
+            Msg::Page(c, objects, t, permit) => {
+                push(&mut pending, c, objects.into_iter().map(Change::Upsert), t);
+                permits.push(permit);
+            }
             Msg::Delete(c, key, t) => {
                 let (gvr, namespace, name, uid) = *key;
-                push(&mut pending, c, Change::Delete { gvr, namespace, name, uid }, t)
+                push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t)
             }
             Msg::InitDone { cluster, gvr, keep } => {
                 flush(w, writing, &mut pending).await;
@@ -183,11 +242,21 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
         }
     }
     flush(w, writing, &mut pending).await;
+    drop(permits);
 }
 
-fn push(pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>, c: Arc<Cluster>, ch: Change, t: Instant) {
-    let entry = pending.entry(c.name().to_string()).or_insert_with(|| (c, Pending::default()));
-    entry.1.changes.push(ch);
+fn push(
+    pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>,
+    c: Arc<Cluster>,
+    changes: impl IntoIterator<Item = Change>,
+    t: Instant,
+) {
+    // Looked up by `&str` first: most changes join a cluster that is already pending.
+    if !pending.contains_key(c.name()) {
+        pending.insert(c.name().to_string(), (c.clone(), Pending::default()));
+    }
+    let Some(entry) = pending.get_mut(c.name()) else { return };
+    entry.1.changes.extend(changes);
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
 }
 
@@ -296,5 +365,78 @@ fn notice(seq: u64, cluster: &str, change: &Change) -> Notice {
                 object: RawObject::from_value(&identity),
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::clusters::ClusterSpec;
+
+    fn cluster(name: &str) -> Arc<Cluster> {
+        Arc::new(Cluster::new(ClusterSpec {
+            name: name.into(),
+            is_master: false,
+            insecure: false,
+            kubeconfig: None,
+            source: "test".into(),
+            context: None,
+            host: "https://127.0.0.1:1".into(),
+            labels: Default::default(),
+            allow: Vec::new(),
+        }))
+    }
+
+    fn objects(from: usize, to: usize) -> Vec<StoredObject> {
+        let gvr = Gvr::new("", "v1", "configmaps");
+        (from..to)
+            .map(|i| {
+                let json = serde_json::json!({"metadata": {
+                    "name": format!("cm-{i}"), "namespace": "ns", "uid": format!("uid-{i}"),
+                    "resourceVersion": "1", "labels": {"n": format!("{}", i % 7)}}});
+                StoredObject::from_json(gvr.clone(), "ConfigMap", json).unwrap()
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn list_pages_wait_for_room_in_the_queue() {
+        let (tx, mut rx) = mpsc::channel(MAX_BATCH);
+        let sender = Sender { tx, room: Arc::new(Semaphore::new(MAX_QUEUED)) };
+        let c = cluster("a");
+        sender.send_page(c.clone(), objects(0, MAX_QUEUED - 10)).await.unwrap();
+        assert_eq!(sender.queued_objects(), MAX_QUEUED - 10);
+        // 20 more objects do not fit until the first page is written (its permit dropped).
+        let blocked = sender.send_page(c.clone(), objects(0, 20));
+        tokio::pin!(blocked);
+        assert!(tokio::time::timeout(Duration::from_millis(100), &mut blocked).await.is_err());
+        let first = rx.recv().await.unwrap();
+        assert!(matches!(&first, Msg::Page(_, o, _, _) if o.len() == MAX_QUEUED - 10));
+        drop(first);
+        blocked.await.unwrap();
+        assert_eq!(sender.queued_objects(), 20);
+        // A page larger than the whole queue takes all of it instead of waiting forever.
+        drop(rx.recv().await);
+        sender.send_page(c, objects(0, MAX_QUEUED + 5)).await.unwrap();
+        assert_eq!(sender.queued_objects(), MAX_QUEUED);
+    }
+
+    #[tokio::test]
+    async fn pages_and_single_changes_reach_the_store_in_order() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let gate: WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (sender, _notices, _history, task) = spawn(store.clone(), gate, Default::default());
+        let (a, b) = (cluster("a"), cluster("b"));
+        sender.send_page(a.clone(), objects(0, 2500)).await.unwrap();
+        sender.send_page(b.clone(), objects(0, 1200)).await.unwrap();
+        let gvr = Gvr::new("", "v1", "configmaps");
+        let key = Box::new((gvr, "ns".to_string(), "cm-7".to_string(), "uid-7".to_string()));
+        sender.send(Msg::Delete(a.clone(), key, Instant::now())).await.unwrap();
+        sender.send_page(a, objects(2500, 2600)).await.unwrap();
+        drop(sender);
+        task.await.unwrap();
+        assert_eq!(store.count("a").await.unwrap(), 2599);
+        assert_eq!(store.count("b").await.unwrap(), 1200);
     }
 }
