@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
@@ -21,8 +21,6 @@ const MAX_BATCH: usize = 2000;
 /// counted as one) this bounds what waits in memory to about `MAX_QUEUED + MAX_BATCH` objects,
 /// however many types and clusters list at once.
 pub const MAX_QUEUED: usize = 8000;
-/// Longest a change waits for others to join its batch.
-const MAX_DELAY: Duration = Duration::from_millis(20);
 
 /// What the watchers tell the writer.
 #[derive(Debug)]
@@ -154,16 +152,24 @@ struct Pending {
 async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
+        // Group commit: whatever queued while the last batch was written goes in this one, and
+        // nothing waits for company. Under load batches grow by themselves; a lone change is
+        // written at once.
         let mut objects = weight(&first);
         batch.push(first);
-        let deadline = tokio::time::Instant::now() + MAX_DELAY;
+        let mut yielded = false;
         while objects < MAX_BATCH {
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(m)) => {
+            match rx.try_recv() {
+                Ok(m) => {
                     objects += weight(&m);
                     batch.push(m);
                 }
-                Ok(None) | Err(_) => break,
+                // Once, let the tasks ready on this thread (watchers) queue what they hold.
+                Err(mpsc::error::TryRecvError::Empty) if !yielded => {
+                    yielded = true;
+                    tokio::task::yield_now().await;
+                }
+                Err(_) => break,
             }
         }
         let writing = gate.load(std::sync::atomic::Ordering::Acquire);
@@ -410,7 +416,7 @@ mod tests {
         // 20 more objects do not fit until the first page is written (its permit dropped).
         let blocked = sender.send_page(c.clone(), objects(0, 20));
         tokio::pin!(blocked);
-        assert!(tokio::time::timeout(Duration::from_millis(100), &mut blocked).await.is_err());
+        assert!(tokio::time::timeout(std::time::Duration::from_millis(100), &mut blocked).await.is_err());
         let first = rx.recv().await.unwrap();
         assert!(matches!(&first, Msg::Page(_, o, _, _) if o.len() == MAX_QUEUED - 10));
         drop(first);

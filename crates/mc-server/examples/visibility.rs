@@ -1,0 +1,276 @@
+//! Benchmark helper: how long a change in a cluster takes to become visible through mc-server.
+//!
+//! Patches ConfigMaps at a steady total rate spread over the clusters given, and reads
+//! mc-server's watch stream (`/v1/list?…&watch=true`) at the same time. mc-server announces a
+//! change after the store transaction that wrote it commits, so from that moment `/v1/list`
+//! answers it. A change's latency is from the API server's answer to the patch until mc-server
+//! announces it (negative when mc-server was faster than the patch's answer: counted as 0).
+//! Every 100th change is also polled through `/v1/list?name=…` until it shows there. The
+//! baseline is measured in the same run: a watch on each API server itself, timed the same way.
+//!
+//! `cargo run --release -p mc-server --example visibility -- --server URL --rate N --seconds S
+//!  [--namespace NS] KUBECONFIG...` (the bearer token in `MC_TOKEN`)
+//!
+//! Prints one JSON line: rate reached, changes sent, seen, missing, latency p50/p99/max in ms.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::{Value, json};
+use tokio::sync::{Mutex, Semaphore};
+
+/// ConfigMaps each cluster cycles through.
+const POOL: u64 = 200;
+/// Patches in flight at once.
+const IN_FLIGHT: usize = 128;
+
+struct Args {
+    server: String,
+    namespace: String,
+    rate: u64,
+    seconds: u64,
+    kubeconfigs: Vec<String>,
+}
+
+fn args() -> anyhow::Result<Args> {
+    let mut a = Args {
+        server: String::new(),
+        namespace: "visibility".into(),
+        rate: 1000,
+        seconds: 20,
+        kubeconfigs: vec![],
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or_else(|| anyhow::anyhow!("{arg} needs a value"));
+        match arg.as_str() {
+            "--server" => a.server = value()?,
+            "--namespace" => a.namespace = value()?,
+            "--rate" => a.rate = value()?.parse()?,
+            "--seconds" => a.seconds = value()?.parse()?,
+            _ if arg.starts_with("--") => anyhow::bail!("unknown option {arg}"),
+            _ => a.kubeconfigs.push(arg),
+        }
+    }
+    anyhow::ensure!(
+        !a.server.is_empty() && !a.kubeconfigs.is_empty() && a.rate > 0,
+        "usage: visibility --server URL [--rate N] [--seconds S] [--namespace NS] KUBECONFIG..."
+    );
+    Ok(a)
+}
+
+/// When each change (cluster index, `seq` value) was answered by the API server and seen by
+/// mc-server.
+#[derive(Default)]
+struct Log {
+    acked: HashMap<(usize, u64), Instant>,
+    seen: HashMap<(usize, u64), Instant>,
+    /// Seen on the API server's own watch (the baseline).
+    direct: HashMap<(usize, u64), Instant>,
+}
+
+/// The cluster index and number of a `seq` value `C:N`.
+fn parse_seq(seq: &str) -> Option<(usize, u64)> {
+    let (c, n) = seq.split_once(':')?;
+    Some((c.parse().ok()?, n.parse().ok()?))
+}
+
+/// Latencies in ms from each acknowledged change to when it was seen, sorted; and how many were
+/// seen before their acknowledgement (counted as 0).
+fn delays(acked: &HashMap<(usize, u64), Instant>, seen: &HashMap<(usize, u64), Instant>) -> (Vec<f64>, u64) {
+    let mut early = 0u64;
+    let mut out: Vec<f64> = acked
+        .iter()
+        .filter_map(|(key, acked)| {
+            let seen = seen.get(key)?;
+            Some(seen.checked_duration_since(*acked).map_or_else(
+                || {
+                    early += 1;
+                    0.0
+                },
+                |d| d.as_secs_f64() * 1000.0,
+            ))
+        })
+        .collect();
+    out.sort_by(f64::total_cmp);
+    (out, early)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let a = args()?;
+    let token = std::env::var("MC_TOKEN").unwrap_or_default();
+    let mut apis = Vec::new();
+    let mut names = Vec::new();
+    for (c, path) in a.kubeconfigs.iter().enumerate() {
+        let config =
+            kube::Config::from_custom_kubeconfig(Kubeconfig::read_from(path)?, &KubeConfigOptions::default())
+                .await?;
+        names.push(config.cluster_url.to_string());
+        let client = kube::Client::try_from(config)?;
+        let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": a.namespace}}))?;
+        let _ = Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &ns).await;
+        let api = Api::<ConfigMap>::namespaced(client, &a.namespace);
+        for i in 0..POOL {
+            let cm: ConfigMap = serde_json::from_value(json!({
+                "metadata": {"name": format!("vis-{i:03}"), "labels": {"bench": "visibility"}},
+                "data": {"seq": format!("{c}:0")}
+            }))?;
+            let _ = api.create(&PostParams::default(), &cm).await;
+        }
+        apis.push(api);
+    }
+    let http = reqwest::Client::new();
+    let log = Arc::new(Mutex::new(Log::default()));
+
+    // The baseline: each API server's own watch of the namespace.
+    let mut direct_watchers = Vec::new();
+    for api in &apis {
+        let rv = api.list_metadata(&ListParams::default().limit(1)).await?.metadata.resource_version;
+        let mut events = api.watch(&WatchParams::default(), &rv.unwrap_or_default()).await?.boxed();
+        let log = log.clone();
+        direct_watchers.push(tokio::spawn(async move {
+            while let Some(Ok(event)) = events.next().await {
+                let at = Instant::now();
+                if let WatchEvent::Modified(cm) = event
+                    && let Some(key) = cm.data.as_ref().and_then(|d| d.get("seq")).and_then(|s| parse_seq(s))
+                {
+                    log.lock().await.direct.entry(key).or_insert(at);
+                }
+            }
+        }));
+    }
+
+    // mc-server's watch: every MODIFIED ConfigMap of the namespace, by its `seq` value.
+    let url = format!("{}/v1/list?gvr=v1/configmaps&namespace={}&watch=true", a.server, a.namespace);
+    let response = http.get(&url).bearer_auth(&token).send().await?.error_for_status()?;
+    let watcher = {
+        let log = log.clone();
+        tokio::spawn(async move {
+            let mut body = response.bytes_stream();
+            let mut buffer: Vec<u8> = Vec::new();
+            while let Some(Ok(chunk)) = body.next().await {
+                let at = Instant::now();
+                buffer.extend_from_slice(&chunk);
+                while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = buffer.drain(..=end).collect();
+                    let Ok(event) = serde_json::from_slice::<Value>(&line) else { continue };
+                    let seq = event["object"]["data"]["seq"].as_str().unwrap_or("");
+                    let Some((c, n)) = parse_seq(seq) else { continue };
+                    if n > 0 {
+                        log.lock().await.seen.entry((c, n)).or_insert(at);
+                    }
+                }
+            }
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let errors = Arc::new(AtomicU64::new(0));
+    let polled: Arc<Mutex<Vec<f64>>> = Arc::default();
+    let room = Arc::new(Semaphore::new(IN_FLIGHT));
+    let mut tick = tokio::time::interval(Duration::from_micros(1_000_000 / a.rate));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let start = Instant::now();
+    let end = start + Duration::from_secs(a.seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut sent = 0u64;
+    while Instant::now() < end {
+        tick.tick().await;
+        sent += 1;
+        let c = (sent % apis.len() as u64) as usize;
+        let name = format!("vis-{:03}", (sent / apis.len() as u64) % POOL);
+        let (api, log, errors, polled, http, token, server, namespace) = (
+            apis[c].clone(),
+            log.clone(),
+            errors.clone(),
+            polled.clone(),
+            http.clone(),
+            token.clone(),
+            a.server.clone(),
+            a.namespace.clone(),
+        );
+        let permit = room.clone().acquire_owned().await?;
+        let n = sent;
+        tasks.spawn(async move {
+            let patch = json!({"data": {"seq": format!("{c}:{n}")}});
+            let result = api.patch(&name, &PatchParams::default(), &Patch::Merge(&patch)).await;
+            let acked = Instant::now();
+            drop(permit);
+            if result.is_err() {
+                errors.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            log.lock().await.acked.insert((c, n), acked);
+            if !n.is_multiple_of(100) {
+                return;
+            }
+            // The same change through a plain list, polled.
+            let url = format!("{server}/v1/list?gvr=v1/configmaps&namespace={namespace}&name={name}");
+            let shows = |o: &Value| {
+                o["data"]["seq"].as_str().and_then(parse_seq).is_some_and(|(sc, m)| sc == c && m >= n)
+            };
+            while acked.elapsed() < Duration::from_secs(10) {
+                if let Ok(r) = http.get(&url).bearer_auth(&token).send().await
+                    && let Ok(items) = r.json::<Vec<Value>>().await
+                    && items.iter().any(shows)
+                {
+                    polled.lock().await.push(acked.elapsed().as_secs_f64() * 1000.0);
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        });
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    while tasks.join_next().await.is_some() {}
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    watcher.abort();
+    for w in direct_watchers {
+        w.abort();
+    }
+
+    let log = log.lock().await;
+    let (latencies, early) = delays(&log.acked, &log.seen);
+    let (direct, _) = delays(&log.acked, &log.direct);
+    let mut polled = polled.lock().await.clone();
+    polled.sort_by(f64::total_cmp);
+    let pick = |v: &[f64], p: f64| -> f64 {
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+        (v[i.min(v.len() - 1)] * 10.0).round() / 10.0
+    };
+    println!(
+        "{}",
+        json!({
+            "benchmark": "watch",
+            "clusters": names.len(),
+            "rate_asked": a.rate,
+            "rate_reached": (log.acked.len() as f64 / elapsed).round(),
+            "changes_sent": sent,
+            "changes_acked": log.acked.len(),
+            "patch_errors": errors.load(Ordering::Relaxed),
+            "changes_seen": latencies.len(),
+            "changes_missing": log.acked.len() - latencies.len(),
+            "seen_before_ack": early,
+            "visible_ms_p50": pick(&latencies, 50.0),
+            "visible_ms_p99": pick(&latencies, 99.0),
+            "visible_ms_max": pick(&latencies, 100.0),
+            "apiserver_watch_ms_p50": pick(&direct, 50.0),
+            "apiserver_watch_ms_p99": pick(&direct, 99.0),
+            "apiserver_watch_seen": direct.len(),
+            "list_polled": polled.len(),
+            "list_visible_ms_p50": pick(&polled, 50.0),
+            "list_visible_ms_p99": pick(&polled, 99.0),
+        })
+    );
+    Ok(())
+}
