@@ -6,6 +6,7 @@
 #   scripts/bench.sh cli       [N pods in all, default 10000]
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
+#   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store)$ ]] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch)$ ]] || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 require_toolchains
 apt_install openssl curl ca-certificates
@@ -24,6 +25,7 @@ case $MODE in
   sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
   dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
   store) cargo build --release -q -p mc-server --example store_bench >&2 ;;
+  watch) cargo build --release -q -p mc-server --bin mc-server --example visibility >&2 ;;
   # `--bin` applies to every `-p` of one command: the plugin is its own build.
   cli) cargo build --release -q -p mc-server --bin mc-server >&2
     cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster >&2 ;;
@@ -233,6 +235,16 @@ bench_join() {
   stop_server
   cp "$WORK/all.yaml" "$WORK/clusters/config.yaml"
   python3 -c "import json; print(json.dumps({'benchmark': 'join', 'objects_in_cluster': $want, 'join_answered_seconds': round($t1 - $t0, 3), 'join_to_synced_seconds': round($t2 - $t0, 3)}))"
+}
+
+# Change → visible through mc-server at a steady rate of patches, and the API servers' own watch
+# (the baseline) timed the same way in the same run; SQLite store, 3 clusters.
+bench_watch() {
+  local rate=${1:-1000}
+  start_server "sqlite://$WORK/watch.db"
+  "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --rate "$rate" --seconds 20 \
+    "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig"
+  stop_server
 }
 
 # The store API alone at a million objects, on each backend (a fresh database each).

@@ -40,6 +40,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), gate.clone(), health.clone());
     let registry = Arc::new(Registry::new());
+    let flush = writer.clone();
     let sync = SyncContext {
         store: store.clone(),
         writer,
@@ -121,7 +122,14 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         c.stop();
     }
     drop(registry);
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    // What is queued is written before the exit (bounded: a store that hangs does not hold the
+    // shutdown). Other holders of the queue may live on until the process ends.
+    let (written_tx, written_rx) = tokio::sync::oneshot::channel();
+    if flush.send(writer::Msg::Barrier(written_tx)).await.is_ok() {
+        let _ = tokio::time::timeout(Duration::from_secs(5), written_rx).await;
+    }
+    drop(flush);
+    writer_task.abort();
     Ok(())
 }
 

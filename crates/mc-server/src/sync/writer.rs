@@ -45,6 +45,8 @@ pub enum Msg {
     DropGvr(Arc<Cluster>, Gvr),
     /// Remove every row of a cluster, after everything queued before it; replies the count.
     DropCluster(String, oneshot::Sender<crate::store::Result<u64>>),
+    /// Replies once everything queued before it is written (shutdown).
+    Barrier(oneshot::Sender<()>),
 }
 
 /// Sending half used by the watchers: the message queue and the room left for list pages.
@@ -240,6 +242,10 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
                         });
                     }
                 }
+            }
+            Msg::Barrier(reply) => {
+                flush(w, writing, &mut pending).await;
+                let _ = reply.send(());
             }
             Msg::DropCluster(name, reply) => {
                 flush(w, writing, &mut pending).await;
@@ -440,9 +446,13 @@ mod tests {
         let key = Box::new((gvr, "ns".to_string(), "cm-7".to_string(), "uid-7".to_string()));
         sender.send(Msg::Delete(a.clone(), key, Instant::now())).await.unwrap();
         sender.send_page(a, objects(2500, 2600)).await.unwrap();
+        // The barrier answers once everything before it is written, the sender still open.
+        let (tx, rx) = oneshot::channel();
+        sender.send(Msg::Barrier(tx)).await.unwrap();
+        rx.await.unwrap();
+        assert_eq!(store.count("a").await.unwrap(), 2599);
         drop(sender);
         task.await.unwrap();
-        assert_eq!(store.count("a").await.unwrap(), 2599);
         assert_eq!(store.count("b").await.unwrap(), 1200);
     }
 }
