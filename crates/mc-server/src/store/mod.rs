@@ -614,8 +614,7 @@ impl Store {
         let mut items = Vec::new();
         let mut last: Option<Cursor> = None;
         loop {
-            let stmt = sql::select_page(tx.dialect, &filter, after.as_ref(), batch, q.order);
-            let rows = tx.fetch(stmt, &sql::QUERY_COLS).await?;
+            let rows = fetch_page(&mut tx, &filter, after.as_ref(), batch, q.order).await?;
             let scanned = rows.len();
             for mut row in rows {
                 let cursor = Cursor::from_row(&mut row);
@@ -751,6 +750,43 @@ async fn delete_stale(
 }
 
 /// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
+/// One page of query rows in the [`sql::QUERY_COLS`] shape. On SQLite a limited page is read as
+/// its sort keys and row ids first, then its objects by id: SQLite sorts an `ORDER BY … LIMIT`
+/// in a b-tree that carries each row's whole object, which made a page of 900 objects of 1 KB
+/// 2.5× slower than the same query without a limit (the keys alone sort as fast either way).
+async fn fetch_page(
+    tx: &mut Tx,
+    filter: &SqlFilter<'_>,
+    after: Option<&Cursor>,
+    limit: Option<usize>,
+    order: Order,
+) -> Result<Vec<Row>> {
+    let d = tx.dialect;
+    if d != Dialect::Sqlite || limit.is_none() {
+        return tx.fetch(sql::select_page(d, filter, after, limit, order), &sql::QUERY_COLS).await;
+    }
+    let keys = sql::select_rows(d, filter, after, limit, order, sql::Payload::Digest);
+    let keys = tx.fetch(keys, &sql::DIGEST_COLS).await?;
+    let ids: Vec<i64> = keys.iter().map(|r| r.int(6)).collect();
+    let mut objects: HashMap<i64, String> = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(sql::CHUNK) {
+        for mut row in tx.fetch(sql::select_by_id(d, chunk), &sql::BY_ID_COLS).await? {
+            objects.insert(row.int(0), row.text(2));
+        }
+    }
+    // Both reads are in one transaction: every id of the first has its object in the second.
+    keys.into_iter()
+        .map(|mut row| {
+            let object = objects.remove(&row.int(6)).ok_or_else(|| {
+                Error::Corrupt(format!("row {} vanished between two reads of one transaction", row.int(6)))
+            })?;
+            row.0.truncate(6);
+            row.0.push(sql::Cell::Text(object));
+            Ok(row)
+        })
+        .collect()
+}
+
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
