@@ -385,12 +385,15 @@ impl Store {
 
     /// Refreshes the query planner's statistics where the database does not do it by itself
     /// (SQLite). Without them SQLite scans every row of a type for a label query instead of
-    /// starting from the label index. Cheap: the analysis samples a bounded number of rows.
+    /// starting from the label index. The statistics are exact (every index is read: 0.1 s at
+    /// 90k objects): sampled ones (`analysis_limit = 1000`) put a namespace holding all 90k
+    /// ConfigMaps at 82 rows, and a limited label query then walked the whole namespace in index
+    /// order (20 ms of keys alone for 900 hits, against 4 ms from the label index).
     pub async fn optimize(&self) -> Result<()> {
         if let Pool::Sqlite(p) = &self.pool {
             let _guard = Arc::clone(&self.write_lock).lock_owned().await;
             let mut conn = p.acquire().await?;
-            sqlx::query("PRAGMA analysis_limit = 1000").execute(&mut *conn).await?;
+            sqlx::query("PRAGMA analysis_limit = 0").execute(&mut *conn).await?;
             sqlx::query("ANALYZE").execute(&mut *conn).await?;
         }
         Ok(())
