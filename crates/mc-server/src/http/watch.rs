@@ -28,7 +28,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     let query = Arc::new(query);
     let phase = Phase::Snapshot(pages);
     // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
-    let known: HashSet<(String, String, String)> = HashSet::new();
+    let known = Known::new();
     let events =
         stream::unfold((phase, Some(rx), query, known), |(phase, rx, query, mut known)| async move {
             let mut rx = rx?;
@@ -64,21 +64,12 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
                     continue;
                 }
                 match rx.recv().await {
-                    Ok(n) if matches(&query, &n) => {
-                        let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
-                        let kind = if n.deleted {
-                            known.remove(&key);
-                            WatchEventType::Deleted
-                        } else if known.insert(key) {
-                            WatchEventType::Added
-                        } else {
-                            WatchEventType::Modified
-                        };
+                    Ok(n) => {
+                        let Some(kind) = classify(&query, &n, &mut known) else { continue };
                         let ev =
                             WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.value() };
                         return Some((line(ev), (phase, Some(rx), query, known)));
                     }
-                    Ok(_) => continue,
                     Err(RecvError::Lagged(missed)) => {
                         // The client fell behind; tell it and end so it can list and watch again.
                         let ev = error_event(&format!(
@@ -117,13 +108,39 @@ fn line(ev: WatchEvent) -> Bytes {
     Bytes::from(v)
 }
 
+/// The keys (cluster, namespace, name) of the objects a watch has shown its client.
+pub(crate) type Known = HashSet<(String, String, String)>;
+
+/// What a written change is for a watch of `q`, whose client has seen `known` (kept up to date);
+/// `None` when the watch does not show it. As the API server does, an object that stops matching
+/// the selectors is `DELETED` for the watch, and `ADDED` again when it matches once more.
+pub(crate) fn classify(q: &Query, n: &Notice, known: &mut Known) -> Option<WatchEventType> {
+    let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
+    if !matches(q, n) {
+        return (!n.deleted && in_scope(q, n) && known.remove(&key)).then_some(WatchEventType::Deleted);
+    }
+    Some(if n.deleted {
+        known.remove(&key);
+        WatchEventType::Deleted
+    } else if known.insert(key) {
+        WatchEventType::Added
+    } else {
+        WatchEventType::Modified
+    })
+}
+
+/// Whether a change is of the type, cluster, namespace and name the query watches (selectors
+/// aside).
+fn in_scope(q: &Query, n: &Notice) -> bool {
+    q.gvr.as_ref().is_none_or(|g| g == &n.gvr)
+        && q.cluster.as_ref().is_none_or(|c| c == &n.cluster)
+        && q.namespace.as_ref().is_none_or(|ns| ns == &n.namespace)
+        && q.name.as_ref().is_none_or(|name| name == &n.name)
+}
+
 /// Whether a change belongs to the watched query.
 pub(crate) fn matches(q: &Query, n: &Notice) -> bool {
-    if q.gvr.as_ref().is_some_and(|g| g != &n.gvr)
-        || q.cluster.as_ref().is_some_and(|c| c != &n.cluster)
-        || q.namespace.as_ref().is_some_and(|ns| ns != &n.namespace)
-        || q.name.as_ref().is_some_and(|name| name != &n.name)
-    {
+    if !in_scope(q, n) {
         return false;
     }
     if n.deleted {
@@ -131,4 +148,64 @@ pub(crate) fn matches(q: &Query, n: &Notice) -> bool {
     }
     q.labels.as_ref().is_none_or(|l| l.matches(&n.labels))
         && q.fields.as_ref().is_none_or(|f| f.matches(&n.object.value()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use mc_types::Gvr;
+    use mc_types::selector::LabelSelector;
+
+    fn notice(namespace: &str, tier: Option<&str>, deleted: bool) -> Notice {
+        Notice {
+            seq: 1,
+            cluster: "a".into(),
+            gvr: Gvr::new("", "v1", "configmaps"),
+            namespace: namespace.into(),
+            name: "cm".into(),
+            deleted,
+            labels: tier.map(|t| [("tier".to_string(), t.to_string())].into()).unwrap_or_default(),
+            object: crate::store::RawObject::from_value(&serde_json::json!({"metadata": {"name": "cm"}})),
+        }
+    }
+
+    #[test]
+    fn an_object_leaving_the_selector_is_deleted_for_the_watch_and_added_when_it_returns() {
+        let q = Query {
+            gvr: Some(Gvr::new("", "v1", "configmaps")),
+            namespace: Some("ns".into()),
+            labels: Some(LabelSelector::parse("tier=front").unwrap()),
+            ..Query::default()
+        };
+        let mut known = Known::new();
+        let mut seen = Vec::new();
+        for n in [
+            notice("ns", Some("front"), false),
+            notice("ns", Some("front"), false),
+            notice("ns", Some("back"), false),
+            notice("ns", Some("back"), false),
+            notice("other", Some("front"), false),
+            notice("ns", Some("front"), false),
+            notice("ns", None, true),
+            notice("ns", None, true),
+        ] {
+            seen.push(classify(&q, &n, &mut known));
+        }
+        use WatchEventType::*;
+        assert_eq!(
+            seen,
+            [
+                Some(Added),
+                Some(Modified),
+                Some(Deleted),
+                None,
+                None,
+                Some(Added),
+                Some(Deleted),
+                Some(Deleted)
+            ]
+        );
+        assert!(known.is_empty());
+    }
 }

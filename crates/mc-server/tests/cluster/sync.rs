@@ -612,6 +612,58 @@ async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
     assert_eq!(ev["type"], "DELETED", "{ev}");
 }
 
+#[tokio::test]
+async fn watch_with_a_label_selector_deletes_an_object_whose_labels_stop_matching() {
+    let env = TestEnv::from_env();
+    let cluster = &env.clusters[0];
+    let client = env.client(cluster).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    let _ = cms.delete("relabeled", &DeleteParams::default()).await;
+    let server = McServer::start(&env, "watch-relabel", Options::default()).await;
+    let url = format!(
+        "{}/v1/list?gvr=v1/configmaps&namespace={NS}&name=relabeled&labelSelector=tier%3Dfront&watch=true",
+        server.url
+    );
+    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
+    let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
+    let relabel = |tier: &str| json!({"metadata": {"labels": {"tier": tier}}});
+    let patch = |tier: &str| {
+        let body = relabel(tier);
+        let cms = cms.clone();
+        async move {
+            cms.patch("relabeled", &kube::api::PatchParams::default(), &kube::api::Patch::Merge(&body))
+                .await
+                .unwrap();
+        }
+    };
+
+    let cm = serde_json::from_value(json!({"metadata": {"name": "relabeled", "labels": {"tier": "front"}}}))
+        .unwrap();
+    create_ignoring_conflict(&cms, cm).await;
+    let ev = next(&mut lines).await;
+    assert_eq!(
+        (ev["type"].as_str(), ev["object"]["metadata"]["labels"]["tier"].as_str()),
+        (Some("ADDED"), Some("front"))
+    );
+    // Out of the selector: DELETED for this watch (as the API server does), nothing while out.
+    patch("back").await;
+    let ev = next(&mut lines).await;
+    assert_eq!(ev["type"], "DELETED", "{ev}");
+    patch("side").await;
+    patch("front").await;
+    let ev = next(&mut lines).await;
+    assert_eq!(
+        (ev["type"].as_str(), ev["object"]["metadata"]["labels"]["tier"].as_str()),
+        (Some("ADDED"), Some("front"))
+    );
+    cms.delete("relabeled", &DeleteParams::default()).await.unwrap();
+    let ev = next(&mut lines).await;
+    assert_eq!(ev["type"], "DELETED", "{ev}");
+}
+
 async fn next<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> serde_json::Value {
     let line =
         tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await.expect("an event within 5s");

@@ -21,6 +21,7 @@ use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
 use crate::sync::writer::Notice;
+use mc_types::api::WatchEventType;
 use mc_types::printers::Ctx;
 
 /// Longest a watch stays open without `timeoutSeconds` (clients watch again).
@@ -64,9 +65,11 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
         Some(rv) => match history.parse(rv).and_then(|seq| history.after(seq).map(|kept| (seq, kept))) {
             Ok((seq, kept)) => {
                 let mut last = seq;
-                for n in kept.iter().filter(|n| crate::http::watch::matches(&w.query, n)) {
-                    first.push(change(n, &mut known, &history, w.table.as_ref()));
-                    last = n.seq;
+                for n in kept.iter() {
+                    if let Some(line) = change(&w.query, n, &mut known, &history, w.table.as_ref()) {
+                        first.push(line);
+                        last = n.seq;
+                    }
                 }
                 Some(last.max(seq))
             }
@@ -114,8 +117,11 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
                     continue;
                 }
                 match rx.recv().await {
-                    Ok(n) if n.seq > last && crate::http::watch::matches(&query, &n) => {
-                        let line = change(&n, &mut known, &history, table.as_ref().as_ref());
+                    Ok(n) if n.seq > last => {
+                        let Some(line) = change(&query, &n, &mut known, &history, table.as_ref().as_ref())
+                        else {
+                            continue;
+                        };
                         return Some((line, (None, Some(rx), n.seq, known, query, table, history)));
                     }
                     Ok(_) => continue,
@@ -139,24 +145,22 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     Ok(resp)
 }
 
-/// The event of one written change: `DELETED`, else `ADDED` the first time the stream shows
-/// that object and `MODIFIED` after.
+/// The event of one written change for a watch of `q` (see [`crate::http::watch::classify`]);
+/// `None` when the watch does not show it.
 fn change(
+    q: &Query,
     n: &Notice,
-    known: &mut HashSet<(String, String, String)>,
+    known: &mut crate::http::watch::Known,
     history: &History,
     table: Option<&table::Format>,
-) -> Bytes {
-    let key = (n.cluster.clone(), n.namespace.clone(), n.name.clone());
-    let kind = if n.deleted {
-        known.remove(&key);
-        "DELETED"
-    } else if known.insert(key) {
-        "ADDED"
-    } else {
-        "MODIFIED"
+) -> Option<Bytes> {
+    let kind = match crate::http::watch::classify(q, n, known)? {
+        WatchEventType::Added => "ADDED",
+        WatchEventType::Modified => "MODIFIED",
+        WatchEventType::Deleted => "DELETED",
+        WatchEventType::Error => "ERROR",
     };
-    event(kind, &n.cluster, n.object.value(), &history.format(n.seq), table)
+    Some(event(kind, &n.cluster, n.object.value(), &history.format(n.seq), table))
 }
 
 /// One newline-terminated event; the object gets its cluster and our resourceVersion.
