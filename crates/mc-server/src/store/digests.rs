@@ -2,11 +2,8 @@
 //! of `http::kube::rows`), a query whose rows carry their id and hash, with the object read
 //! only where the caller does not know that hash yet.
 
-use super::sql::{self, BY_ID_COLS, DIGEST_COLS, Payload};
-use super::{Cursor, Error, Order, Query, RawObject, Result, Store};
-
-/// Ids per `IN (…)` when reading objects by id.
-const BY_ID_BATCH: usize = 500;
+use super::sql::{self, DIGEST_COLS, Payload};
+use super::{Cursor, Error, Order, Query, RawObject, Result, Store, objects_by_id};
 
 /// One row of a [`DigestPage`].
 #[derive(Debug)]
@@ -73,13 +70,10 @@ impl Store {
             .map(|r| r.id)
             .collect();
         let mut objects = std::collections::HashMap::with_capacity(wanted.len());
-        for ids in wanted.chunks(BY_ID_BATCH) {
-            for mut row in tx.fetch(sql::select_by_id(tx.dialect, ids), &BY_ID_COLS).await? {
-                let id = row.int(0);
-                let object = RawObject::from_text(row.text(2))
-                    .map_err(|e| Error::Corrupt(format!("object of row {id}: {e}")))?;
-                objects.insert(id, (row.opt_text(1), object));
-            }
+        for (id, (hash, text)) in objects_by_id(&mut tx, &wanted).await? {
+            let object =
+                RawObject::from_text(text).map_err(|e| Error::Corrupt(format!("object of row {id}: {e}")))?;
+            objects.insert(id, (hash, object));
         }
         tx.commit().await?;
         // The hash read with the object is the one that describes it (on PostgreSQL each

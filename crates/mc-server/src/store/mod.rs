@@ -752,7 +752,6 @@ async fn delete_stale(
     Ok((deleted, kept))
 }
 
-/// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
 /// One page of query rows in the [`sql::QUERY_COLS`] shape. On SQLite a limited page is read as
 /// its sort keys and row ids first, then its objects by id: SQLite sorts an `ORDER BY … LIMIT`
 /// in a b-tree that carries each row's whole object, which made a page of 900 objects of 1 KB
@@ -771,16 +770,11 @@ async fn fetch_page(
     let keys = sql::select_rows(d, filter, after, limit, order, sql::Payload::Digest);
     let keys = tx.fetch(keys, &sql::DIGEST_COLS).await?;
     let ids: Vec<i64> = keys.iter().map(|r| r.int(6)).collect();
-    let mut objects: HashMap<i64, String> = HashMap::with_capacity(ids.len());
-    for chunk in ids.chunks(sql::CHUNK) {
-        for mut row in tx.fetch(sql::select_by_id(d, chunk), &sql::BY_ID_COLS).await? {
-            objects.insert(row.int(0), row.text(2));
-        }
-    }
+    let mut objects = objects_by_id(tx, &ids).await?;
     // Both reads are in one transaction: every id of the first has its object in the second.
     keys.into_iter()
         .map(|mut row| {
-            let object = objects.remove(&row.int(6)).ok_or_else(|| {
+            let (_, object) = objects.remove(&row.int(6)).ok_or_else(|| {
                 Error::Corrupt(format!("row {} vanished between two reads of one transaction", row.int(6)))
             })?;
             row.0.truncate(6);
@@ -790,6 +784,19 @@ async fn fetch_page(
         .collect()
 }
 
+/// `(hash, object JSON)` of the rows with these ids, read a chunk of ids at a time; a row that
+/// is gone is absent.
+async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<String>, String)>> {
+    let mut objects = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(sql::CHUNK) {
+        for mut row in tx.fetch(sql::select_by_id(tx.dialect, chunk), &sql::BY_ID_COLS).await? {
+            objects.insert(row.int(0), (row.opt_text(1), row.text(2)));
+        }
+    }
+    Ok(objects)
+}
+
+/// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.

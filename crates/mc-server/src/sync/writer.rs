@@ -78,8 +78,9 @@ impl Sender {
         self.send(Msg::Page(cluster, objects, at, permit)).await
     }
 
-    /// Objects of list pages queued now (for tests and metrics).
-    pub fn queued_objects(&self) -> usize {
+    /// Objects of list pages queued now.
+    #[cfg(test)]
+    fn queued_objects(&self) -> usize {
         MAX_QUEUED - self.room.available_permits()
     }
 }
@@ -263,11 +264,7 @@ fn push(
     changes: impl IntoIterator<Item = Change>,
     t: Instant,
 ) {
-    // Looked up by `&str` first: most changes join a cluster that is already pending.
-    if !pending.contains_key(c.name()) {
-        pending.insert(c.name().to_string(), (c.clone(), Pending::default()));
-    }
-    let Some(entry) = pending.get_mut(c.name()) else { return };
+    let entry = pending.entry(c.name().to_string()).or_insert_with(|| (c, Pending::default()));
     entry.1.changes.extend(changes);
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
 }

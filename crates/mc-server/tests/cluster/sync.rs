@@ -591,15 +591,12 @@ async fn watch_streams_the_current_objects_then_changes_as_json_lines() {
     let cms: Api<ConfigMap> = Api::namespaced(client, NS);
     let _ = cms.delete("watched", &DeleteParams::default()).await;
     let server = McServer::start(&env, "watch", Options::default()).await;
-    let url = format!(
-        "{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&name=watched&watch=true",
-        server.url
-    );
-    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    assert_eq!(resp.headers()["content-type"], "application/x-ndjson");
-    let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
-    let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
+    let (content_type, mut lines) = open_watch(
+        &server,
+        &format!("/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&name=watched&watch=true"),
+    )
+    .await;
+    assert_eq!(content_type, "application/x-ndjson");
 
     let cm = serde_json::from_value(json!({"metadata": {"name": "watched"}, "data": {"v": "1"}})).unwrap();
     create_ignoring_conflict(&cms, cm).await;
@@ -621,14 +618,13 @@ async fn watch_with_a_label_selector_deletes_an_object_whose_labels_stop_matchin
     let cms: Api<ConfigMap> = Api::namespaced(client, NS);
     let _ = cms.delete("relabeled", &DeleteParams::default()).await;
     let server = McServer::start(&env, "watch-relabel", Options::default()).await;
-    let url = format!(
-        "{}/v1/list?gvr=v1/configmaps&namespace={NS}&name=relabeled&labelSelector=tier%3Dfront&watch=true",
-        server.url
-    );
-    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
-    let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
+    let (_, mut lines) = open_watch(
+        &server,
+        &format!(
+            "/v1/list?gvr=v1/configmaps&namespace={NS}&name=relabeled&labelSelector=tier%3Dfront&watch=true"
+        ),
+    )
+    .await;
     let relabel = |tier: &str| json!({"metadata": {"labels": {"tier": tier}}});
     let patch = |tier: &str| {
         let body = relabel(tier);
@@ -662,6 +658,20 @@ async fn watch_with_a_label_selector_deletes_an_object_whose_labels_stop_matchin
     cms.delete("relabeled", &DeleteParams::default()).await.unwrap();
     let ev = next(&mut lines).await;
     assert_eq!(ev["type"], "DELETED", "{ev}");
+}
+
+/// Opens a watch of mc-server (`path` with its query) and checks it answered 200: its
+/// content type and its lines.
+async fn open_watch(
+    server: &McServer,
+    path: &str,
+) -> (String, tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin + use<>>) {
+    let url = format!("{}{path}", server.url);
+    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let content_type = resp.headers()["content-type"].to_str().unwrap_or_default().to_string();
+    let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
+    (content_type, tokio_util::io::StreamReader::new(bytes).lines())
 }
 
 async fn next<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> serde_json::Value {

@@ -21,7 +21,6 @@ use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
 use crate::sync::writer::Notice;
-use mc_types::api::WatchEventType;
 use mc_types::printers::Ctx;
 
 /// Longest a watch stays open without `timeoutSeconds` (clients watch again).
@@ -154,13 +153,8 @@ fn change(
     history: &History,
     table: Option<&table::Format>,
 ) -> Option<Bytes> {
-    let kind = match crate::http::watch::classify(q, n, known)? {
-        WatchEventType::Added => "ADDED",
-        WatchEventType::Modified => "MODIFIED",
-        WatchEventType::Deleted => "DELETED",
-        WatchEventType::Error => "ERROR",
-    };
-    Some(event(kind, &n.cluster, n.object.value(), &history.format(n.seq), table))
+    let kind = crate::http::watch::classify(q, n, known)?.to_string();
+    Some(event(&kind, &n.cluster, n.object.value(), &history.format(n.seq), table))
 }
 
 /// One newline-terminated event; the object gets its cluster and our resourceVersion.
