@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{Env, Server};
+use crate::harness::{Env, Server, eventually};
 
 const WATCH_NS: &str = "mc-cli-watch";
 
@@ -13,11 +13,18 @@ const WATCH_NS: &str = "mc-cli-watch";
 fn watch_prints_a_row_for_an_object_created_after_it_started() {
     let env = Env::get();
     let server = Server::shared();
+    // An object of the test's own in every cluster, visible through the server before the watch
+    // starts: the snapshot must then hold one row per cluster. (Another test stops and restarts a
+    // cluster's API server; the server may still be reconnecting to it when this test begins.)
     for cluster in &env.clusters {
         env.kubectl_stdin(
             cluster,
             &["apply", "-f", "-"],
-            Some(&format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {WATCH_NS}}}\n")),
+            Some(&format!(
+                "apiVersion: v1\nkind: Namespace\nmetadata: {{name: {WATCH_NS}}}\n---\n\
+                 apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: early, namespace: {WATCH_NS}}}\n\
+                 data: {{a: b}}\n"
+            )),
         );
         let _ = std::process::Command::new(&env.kubectl)
             .arg("--kubeconfig")
@@ -25,6 +32,13 @@ fn watch_prints_a_row_for_an_object_created_after_it_started() {
             .args(["delete", "configmap", "late", "-n", WATCH_NS, "--ignore-not-found"])
             .output();
     }
+    eventually("every cluster's early configmap through the server", Duration::from_secs(180), || {
+        let run = server.plugin(&["list", "configmaps", "-n", WATCH_NS]);
+        let rows = run.rows();
+        let early = rows.iter().filter(|r| r.get(1).map(String::as_str) == Some("early")).count();
+        let late = rows.iter().filter(|r| r.get(1).map(String::as_str) == Some("late")).count();
+        (run.code == Some(0) && early == env.clusters.len() && late == 0).then_some(())
+    });
     let mut child = server
         .plugin_command(&["list", "configmaps", "-n", WATCH_NS, "-w", "--output-watch-events"])
         .stdout(Stdio::piped())
@@ -41,10 +55,10 @@ fn watch_prints_a_row_for_an_object_created_after_it_started() {
             }
         }
     });
-    // The snapshot (kube-root-ca.crt of every cluster) comes first.
+    // The snapshot (the early configmap of every cluster) comes first.
     let mut seen = Vec::new();
     let start = Instant::now();
-    while seen.iter().filter(|l: &&String| l.contains("kube-root-ca.crt")).count() < env.clusters.len() {
+    while seen.iter().filter(|l: &&String| l.contains(" early ")).count() < env.clusters.len() {
         assert!(start.elapsed() < Duration::from_secs(30), "no snapshot rows: {seen:?}");
         if let Ok(line) = rx.recv_timeout(Duration::from_millis(500)) {
             seen.push(line);
