@@ -99,6 +99,8 @@ pub struct Settings {
     pub namespace: String,
     /// Namespaces whose MultiClusterResources may write anywhere (default: `namespace`).
     pub admin_namespaces: Vec<String>,
+    /// With a shared database: the most clusters this replica syncs (`None`: no limit).
+    pub max_clusters_per_replica: Option<usize>,
 }
 
 impl Settings {
@@ -162,7 +164,13 @@ impl Settings {
             (Some(cert), Some(key)) => Some((cert, key)),
             _ => file.server.tls().map(|(c, k)| (c.to_path_buf(), k.to_path_buf())),
         };
+        if file.sync.max_clusters_per_replica == Some(0) {
+            return Err(invalid(
+                "sync.maxClustersPerReplica must be at least 1 (leave it out for no limit)".into(),
+            ));
+        }
         Ok(Settings {
+            max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             config_path: args.config,
             clusters,
             listen,

@@ -31,6 +31,15 @@ impl Metrics {
             let _ =
                 writeln!(out, "mc_cluster_ready{{cluster=\"{}\"}} {}", c.name(), u8::from(c.state().ready));
         }
+        gauge(
+            &mut out,
+            "mc_cluster_synced_here",
+            "1 when this replica watches the cluster (holds its sync Lease, or nothing is sharded).",
+        );
+        for c in &clusters {
+            let _ =
+                writeln!(out, "mc_cluster_synced_here{{cluster=\"{}\"}} {}", c.name(), u8::from(c.syncs()));
+        }
         gauge(&mut out, "mc_cluster_initial_sync_done", "1 when every type finished its first list.");
         for c in &clusters {
             let _ = writeln!(

@@ -34,17 +34,24 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
     info!(storage = %redact_url(&settings.storage_url), "store ready");
-    // On SQLite every replica owns its store; a shared database is written by the leader only.
-    let shared = store.backend() != crate::store::Backend::Sqlite;
-    let gate: writer::WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(!shared));
+    // On SQLite every replica owns its store and syncs every cluster. Replicas that share a
+    // database split the clusters through one Lease per cluster in the master.
+    let master = settings.clusters.iter().find(|c| c.is_master).cloned();
+    let sharded = store.backend() != crate::store::Backend::Sqlite && master.is_some();
+    if store.backend() != crate::store::Backend::Sqlite && master.is_none() {
+        tracing::warn!(
+            "shared store without a master cluster: no Leases to split the clusters; this replica syncs all of them"
+        );
+    }
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
-    let (writer, notices, history, writer_task) = writer::spawn(store.clone(), gate.clone(), health.clone());
+    let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
     let registry = Arc::new(Registry::new());
     let flush = writer.clone();
     let sync = SyncContext {
         store: store.clone(),
         writer,
-        gate: gate.clone(),
+        shards: sharded.then(crate::sync::shard::Shards::default),
+        watch_all: settings.max_clusters_per_replica.is_none() || !sharded,
         notices,
         history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
@@ -60,11 +67,23 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
-    if shared {
-        tokio::spawn(follow_leadership(leading.subscribe(), gate, registry.clone(), sync.clone()));
-    }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    if let Some(master) = settings.clusters.iter().find(|c| c.is_master).cloned() {
+    let sharder = match (&sync.shards, &master) {
+        (Some(shards), Some(master)) => Some(tokio::spawn(crate::sync::shard::run(
+            master.clone(),
+            registry.clone(),
+            sync.clone(),
+            shards.clone(),
+            crate::sync::shard::ShardConfig {
+                namespace: settings.namespace.clone(),
+                identity: crate::dispatch::leader::identity(),
+                max: settings.max_clusters_per_replica,
+            },
+            shutdown_rx.clone(),
+        ))),
+        _ => None,
+    };
+    if let Some(master) = master.clone() {
         let config = DispatchConfig {
             namespace: settings.namespace.clone(),
             admin_namespaces: settings.admin_namespaces.clone(),
@@ -80,7 +99,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
 
     let membership = Arc::new(Membership::new(registry.clone(), sync.clone(), settings.namespace.clone()));
-    match settings.clusters.iter().find(|c| c.is_master).cloned() {
+    match master {
         Some(master) => {
             drop(tokio::spawn(restore_joined(master, membership.clone(), store.clone(), registry.clone())))
         }
@@ -117,6 +136,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     let _ = shutdown_tx.send(true);
     if *leading_rx.borrow_and_update() {
         let _ = tokio::time::timeout(Duration::from_secs(3), leading_rx.wait_for(|l| !*l)).await;
+    }
+    // The same for the clusters this replica syncs: their Leases are handed back.
+    if let Some(sharder) = sharder {
+        let _ = tokio::time::timeout(Duration::from_secs(3), sharder).await;
     }
     for c in registry.all() {
         c.stop();
@@ -194,26 +217,6 @@ async fn shared_token(settings: &Settings) -> Vec<(String, mc_types::config::Rol
     tokens
 }
 
-/// On a shared database: the leader writes; a new leader relists every cluster so the store
-/// catches up with whatever happened while nobody (or a dying leader) wrote.
-async fn follow_leadership(
-    mut leading: tokio::sync::watch::Receiver<bool>,
-    gate: writer::WriteGate,
-    registry: Arc<Registry>,
-    sync: SyncContext,
-) {
-    while leading.changed().await.is_ok() {
-        let now = *leading.borrow_and_update();
-        gate.store(now, std::sync::atomic::Ordering::Release);
-        if now {
-            info!("leading: writing sync data; relisting every cluster");
-            for c in registry.all() {
-                spawn_cluster(sync.clone(), c);
-            }
-        }
-    }
-}
-
 /// Brings back the clusters joined before the last restart (retried until the master answers).
 /// Rows of clusters that are neither configured nor joined are removed only once the master has
 /// said which clusters are joined: a master that is down must not cost the joined clusters their
@@ -283,6 +286,18 @@ async fn refresh_counts(
         // The counts double as the store's health probe: a database that went away shows in
         // `/readyz` even when no change waits to be written.
         let mut probe_failure: Option<String> = None;
+        // What the replicas that sync the other clusters wrote about them.
+        let others: Vec<_> = registry.all().into_iter().filter(|c| !c.syncs()).collect();
+        if !others.is_empty()
+            && let Ok(Ok(rows)) = tokio::time::timeout(PROBE_TIMEOUT, store.list_clusters()).await
+        {
+            let mut rows: std::collections::HashMap<String, crate::store::ClusterRow> =
+                rows.into_iter().map(|r| (r.name.clone(), r)).collect();
+            for c in &others {
+                let info = rows.remove(c.name()).and_then(|r| serde_json::from_value(r.info).ok());
+                c.set_remote(info);
+            }
+        }
         for c in registry.all() {
             match tokio::time::timeout(PROBE_TIMEOUT, store.count(c.name())).await {
                 Ok(Ok(n)) => c.objects.store(n, std::sync::atomic::Ordering::Relaxed),
@@ -295,6 +310,11 @@ async fn refresh_counts(
                     probe_failure = Some(format!("no answer within {} s", PROBE_TIMEOUT.as_secs()));
                     break;
                 }
+            }
+            if !c.syncs() {
+                // Its row is the syncing replica's to write.
+                written.remove(c.name());
+                continue;
             }
             let info = c.info(health.failing_since());
             let status = info.status.to_string();

@@ -188,6 +188,10 @@ pub struct ClusterInfo {
     /// The last change the store refused for this cluster, with the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// With a shared database and several replicas: the replica that syncs this cluster (holds
+    /// its Lease), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synced_by: Option<String>,
 }
 
 impl ClusterInfo {
@@ -304,6 +308,7 @@ mod tests {
             lag_seconds: Some(0.5),
             message: None,
             last_error: None,
+            synced_by: None,
         };
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(

@@ -451,11 +451,22 @@ pub struct SyncSection {
     /// Replace Secret `data`/`stringData` before storing; true by default.
     #[serde(default = "default_true")]
     pub redact_secrets: bool,
+    /// With a shared MySQL/PostgreSQL store: the most clusters one replica syncs. Replicas split
+    /// the clusters through one Lease per cluster in the master; unset, a replica takes every
+    /// cluster no other replica holds. Leave room for a takeover: with `r` replicas and `n`
+    /// clusters, at least `n / (r - 1)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_clusters_per_replica: Option<u32>,
 }
 
 impl Default for SyncSection {
     fn default() -> Self {
-        Self { exclude_groups: Vec::new(), exclude_resources: Vec::new(), redact_secrets: true }
+        Self {
+            exclude_groups: Vec::new(),
+            exclude_resources: Vec::new(),
+            redact_secrets: true,
+            max_clusters_per_replica: None,
+        }
     }
 }
 

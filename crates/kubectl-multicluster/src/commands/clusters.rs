@@ -56,7 +56,8 @@ pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Resul
 }
 
 /// `NAME VERSION HOST PLATFORM ISMASTER STATUS`; wide adds how fresh the cluster's objects are:
-/// since when it has that status, types listed/total, objects, last event, lag and the reason.
+/// since when it has that status, types listed/total, objects, last event, lag, the replica that
+/// syncs it (when replicas split the clusters) and the reason.
 pub fn write_table(
     out: &mut dyn Write,
     clusters: &[ClusterInfo],
@@ -65,8 +66,13 @@ pub fn write_table(
     headers: bool,
 ) -> std::io::Result<()> {
     let mut header: Vec<String> = COLUMNS.map(String::from).to_vec();
+    let sharded = clusters.iter().any(|c| c.synced_by.is_some());
     if wide {
-        header.extend(["SINCE", "TYPES", "OBJECTS", "LAST EVENT", "LAG", "MESSAGE"].map(String::from));
+        header.extend(["SINCE", "TYPES", "OBJECTS", "LAST EVENT", "LAG"].map(String::from));
+        if sharded {
+            header.push("SYNCED BY".into());
+        }
+        header.push("MESSAGE".into());
     }
     let dash = |s: &str| if s.is_empty() { "-".to_owned() } else { s.to_owned() };
     let rows: Vec<Vec<String>> = clusters
@@ -96,6 +102,9 @@ pub fn write_table(
                         .map_or("-".into(), |t| format!("{} ago", time::since(Some(t), ctx.now))),
                 );
                 row.push(c.lag_seconds.map_or("-".into(), lag));
+                if sharded {
+                    row.push(dash(c.synced_by.as_deref().unwrap_or("")));
+                }
                 row.push(c.message.clone().or_else(|| c.last_error.clone()).unwrap_or_default());
             }
             row

@@ -6,4 +6,4 @@ pub mod registry;
 pub mod uploaded;
 
 pub use connect::{ClusterSpec, connect};
-pub use registry::{Cluster, ClusterState, Registry};
+pub use registry::{Cluster, ClusterState, Ownership, Registry};

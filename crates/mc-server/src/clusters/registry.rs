@@ -48,6 +48,22 @@ pub struct ClusterState {
     pub synced_at: Option<Timestamp>,
 }
 
+/// Who syncs a cluster. With a shared database, replicas split the clusters through one Lease
+/// per cluster (see `sync::shard`); a replica watches only the clusters it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ownership {
+    /// This replica syncs the cluster: its store is its own, or nothing is sharded.
+    Unsharded,
+    /// Sharded, and the cluster's Lease was not looked at yet.
+    Pending,
+    /// This replica (`me`) holds the Lease and syncs the cluster.
+    Mine(String),
+    /// Another replica holds the Lease.
+    Other(String),
+    /// Nobody holds the Lease and this replica has no room: it syncs its limit of clusters.
+    NoRoom(usize),
+}
+
 /// One cluster: its spec, its state and its running sync task.
 pub struct Cluster {
     /// How to reach the cluster.
@@ -63,6 +79,10 @@ pub struct Cluster {
     started: Instant,
     relist: Mutex<BTreeSet<Gvr>>,
     relist_wake: tokio::sync::Notify,
+    ownership: RwLock<Ownership>,
+    syncs: std::sync::atomic::AtomicBool,
+    /// The status the syncing replica wrote to the shared store (when that is another replica).
+    remote: RwLock<Option<ClusterInfo>>,
 }
 
 impl Cluster {
@@ -78,7 +98,32 @@ impl Cluster {
             started: Instant::now(),
             relist: Mutex::new(BTreeSet::new()),
             relist_wake: tokio::sync::Notify::new(),
+            ownership: RwLock::new(Ownership::Unsharded),
+            syncs: std::sync::atomic::AtomicBool::new(true),
+            remote: RwLock::new(None),
         }
+    }
+
+    /// Who syncs this cluster.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership.read().map(|o| o.clone()).unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Changes who syncs this cluster; `true` when whether this replica syncs it changed.
+    pub fn set_ownership(&self, ownership: Ownership) -> bool {
+        let syncs = matches!(ownership, Ownership::Unsharded | Ownership::Mine(_));
+        *self.ownership.write().unwrap_or_else(|e| e.into_inner()) = ownership;
+        self.syncs.swap(syncs, std::sync::atomic::Ordering::AcqRel) != syncs
+    }
+
+    /// Whether this replica watches the cluster and writes its changes.
+    pub fn syncs(&self) -> bool {
+        self.syncs.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Keeps the status another replica wrote for this cluster.
+    pub fn set_remote(&self, info: Option<ClusterInfo>) {
+        *self.remote.write().unwrap_or_else(|e| e.into_inner()) = info;
     }
 
     /// When this cluster object was made: tells a cluster joined again apart from the one
@@ -163,6 +208,68 @@ impl Cluster {
     /// does: then a listed cluster is `Stale`, as it is when its changes lag by more than
     /// [`STALE_LAG_SECONDS`].
     pub fn info(&self, store_behind: Option<Timestamp>) -> ClusterInfo {
+        match self.ownership() {
+            Ownership::Unsharded => self.own_info(store_behind, None),
+            Ownership::Mine(me) => self.own_info(store_behind, Some(me)),
+            other => self.shared_info(other),
+        }
+    }
+
+    /// The view of a cluster another replica syncs (or nobody does).
+    fn shared_info(&self, ownership: Ownership) -> ClusterInfo {
+        let mut info = self.own_info(None, None);
+        info.resource_types = 0;
+        info.types_listed = 0;
+        info.last_event = None;
+        info.lag_seconds = None;
+        info.last_error = None;
+        let now = || {
+            Some(
+                Timestamp::now()
+                    .round(k8s_openapi::jiff::Unit::Second)
+                    .unwrap_or(Timestamp::now())
+                    .to_string(),
+            )
+        };
+        match ownership {
+            Ownership::Other(holder) => {
+                let remote = self.remote.read().map(|r| r.clone()).unwrap_or_default();
+                match remote {
+                    Some(r) => {
+                        info = ClusterInfo {
+                            objects: info.objects,
+                            host: info.host,
+                            is_master: info.is_master,
+                            name: info.name,
+                            ..r
+                        };
+                    }
+                    None => {
+                        info.status = ClusterStatus::Connecting;
+                        info.since = now();
+                        info.message =
+                            Some(format!("synced by replica {holder}, which has not reported yet"));
+                    }
+                }
+                info.synced_by = Some(holder);
+            }
+            Ownership::NoRoom(limit) => {
+                info.status = ClusterStatus::NotReady;
+                info.message = Some(format!(
+                    "no replica syncs this cluster: nobody holds its Lease and this replica already syncs \
+                     its limit of {limit} clusters (sync.maxClustersPerReplica)"
+                ));
+            }
+            _ => {
+                info.status = ClusterStatus::Connecting;
+                info.since = now();
+                info.message = Some("waiting for the cluster's sync Lease".into());
+            }
+        }
+        info
+    }
+
+    fn own_info(&self, store_behind: Option<Timestamp>, me: Option<String>) -> ClusterInfo {
         let s = self.state();
         let lagging = s.lag_seconds.is_some_and(|l| l > STALE_LAG_SECONDS);
         let (status, since) = if !s.attempted {
@@ -202,6 +309,7 @@ impl Cluster {
             lag_seconds: s.lag_seconds,
             message: s.message,
             last_error,
+            synced_by: me,
         }
     }
 }
@@ -300,6 +408,20 @@ impl Registry {
     /// sync; otherwise the reason.
     pub fn readiness(&self) -> Result<(), String> {
         for c in self.all() {
+            match c.ownership() {
+                Ownership::Unsharded | Ownership::Mine(_) => {}
+                Ownership::Pending => {
+                    return Err(format!("cluster {} is waiting for its sync Lease", c.name()));
+                }
+                Ownership::NoRoom(_) => continue,
+                Ownership::Other(by) => {
+                    let status = c.info(None).status;
+                    if matches!(status, ClusterStatus::Connecting | ClusterStatus::Syncing) {
+                        return Err(format!("cluster {} is {status} (synced by replica {by})", c.name()));
+                    }
+                    continue;
+                }
+            }
             let s = c.state();
             if !s.attempted {
                 return Err(format!("cluster {} is connecting", c.name()));
@@ -324,5 +446,64 @@ impl Registry {
             }
         }
         seen.into_values().collect()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn cluster(name: &str) -> Arc<Cluster> {
+        Arc::new(Cluster::new(ClusterSpec {
+            name: name.into(),
+            is_master: false,
+            insecure: false,
+            kubeconfig: None,
+            source: "test".into(),
+            context: None,
+            host: "https://127.0.0.1:1".into(),
+            labels: Default::default(),
+            allow: Vec::new(),
+        }))
+    }
+
+    #[test]
+    fn a_cluster_another_replica_syncs_shows_that_replicas_status_and_name() {
+        let registry = Registry::new();
+        let c = cluster("c1");
+        registry.insert(c.clone());
+        assert!(c.syncs(), "unsharded: every cluster is synced here");
+        assert!(c.set_ownership(Ownership::Pending));
+        assert!(!c.syncs());
+        assert_eq!(c.info(None).status, ClusterStatus::Connecting);
+        assert!(registry.readiness().unwrap_err().contains("waiting for its sync Lease"));
+
+        c.set_ownership(Ownership::Other("replica-b".into()));
+        assert_eq!(c.info(None).synced_by.as_deref(), Some("replica-b"));
+        assert!(registry.readiness().is_err(), "nothing reported yet by replica-b");
+        let mut remote = c.info(None);
+        remote.status = ClusterStatus::Synced;
+        remote.version = "v1.35.0".into();
+        remote.host = "https://elsewhere".into();
+        c.set_remote(Some(remote));
+        c.objects.store(42, std::sync::atomic::Ordering::Relaxed);
+        let info = c.info(None);
+        assert_eq!(
+            (info.status, info.version.as_str(), info.objects),
+            (ClusterStatus::Synced, "v1.35.0", 42)
+        );
+        assert_eq!(info.host, "https://127.0.0.1:1", "the host is this replica's own spec");
+        assert!(registry.readiness().is_ok());
+
+        assert!(!c.set_ownership(Ownership::NoRoom(3)));
+        let info = c.info(None);
+        assert_eq!(info.status, ClusterStatus::NotReady);
+        assert!(info.message.unwrap().contains("limit of 3 clusters"));
+        assert!(registry.readiness().is_ok(), "shown NotReady, as an unreachable cluster is");
+
+        assert!(c.set_ownership(Ownership::Mine("me".into())));
+        assert!(c.syncs());
+        assert_eq!(c.info(None).synced_by.as_deref(), Some("me"));
     }
 }

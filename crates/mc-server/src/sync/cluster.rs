@@ -15,7 +15,7 @@ use super::SyncContext;
 use super::discovery::{Filter, discover};
 use super::watch::watch_type;
 use super::writer::Msg;
-use crate::clusters::{Cluster, connect};
+use crate::clusters::{Cluster, Ownership, connect};
 
 /// How often the cluster is probed and rediscovered (new CRDs show up within this).
 const PROBE_EVERY: Duration = Duration::from_secs(10);
@@ -23,7 +23,16 @@ const PROBE_EVERY: Duration = Duration::from_secs(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// Starts syncing a cluster in the background; the task is stopped through the cluster.
+///
+/// When replicas share the store, a cluster is watched only by the replica that holds its
+/// Lease; the others keep a connection (dispatch and `/version`) without watching.
 pub fn spawn_cluster(ctx: SyncContext, cluster: Arc<Cluster>) {
+    if let Some(shards) = &ctx.shards
+        && cluster.ownership() == Ownership::Unsharded
+    {
+        cluster.set_ownership(Ownership::Pending);
+        shards.wake();
+    }
     let handle = tokio::spawn(run(ctx, cluster.clone()));
     cluster.set_task(handle.abort_handle());
 }
@@ -64,7 +73,10 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
     let version = probe(&client).await?;
     let filter = Filter::new(&ctx.exclude_groups, &ctx.exclude_resources, cluster.spec.allow.clone());
     let catalog = discover(&client).await.map_err(|e| format!("discovery: {e}"))?;
-    let wanted = admitted(&filter, &catalog);
+    // Another replica syncs this cluster (or nobody may yet): connected, and watched only for
+    // this replica's watch streams, unless clusters are split to spread the load.
+    let watching = cluster.syncs() || ctx.watch_all;
+    let wanted = if watching { admitted(&filter, &catalog) } else { BTreeMap::new() };
     cluster.set_catalog(catalog);
     cluster.update(|s| {
         s.since = Some(k8s_openapi::jiff::Timestamp::now());
@@ -80,7 +92,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
     });
     cluster.set_client(Some(client.clone()));
     let _ = ctx.ready_tx.send(cluster.name().to_string());
-    info!(cluster = cluster.name(), version = %version.git_version, types = wanted.len(), "cluster connected");
+    info!(cluster = cluster.name(), version = %version.git_version, types = wanted.len(), watching, "cluster connected");
 
     let mut tasks = JoinSet::new();
     let mut running: BTreeMap<Gvr, AbortHandle> = BTreeMap::new();
@@ -105,7 +117,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
                 continue;
             }
         };
-        let wanted = admitted(&filter, &catalog);
+        let wanted = if watching { admitted(&filter, &catalog) } else { BTreeMap::new() };
         cluster.set_catalog(catalog);
         let gone: Vec<Gvr> = running.keys().filter(|g| !wanted.contains_key(*g)).cloned().collect();
         for gvr in gone {

@@ -6,6 +6,7 @@ pub mod discovery;
 pub mod history;
 pub mod object;
 pub mod resilient;
+pub mod shard;
 pub mod watch;
 pub mod watched;
 pub mod writer;
@@ -23,8 +24,13 @@ pub struct SyncContext {
     pub store: Store,
     /// The writer's queue.
     pub writer: writer::Sender,
-    /// Whether this replica writes sync data (see [`writer::WriteGate`]).
-    pub gate: writer::WriteGate,
+    /// With a shared store and a master: the sharder, which decides which clusters this
+    /// replica syncs (see [`shard`]). `None`: this replica syncs every cluster.
+    pub shards: Option<shard::Shards>,
+    /// Watch every cluster, also those another replica syncs (their changes reach this
+    /// replica's watch streams without being written). Off only when a replica's clusters are
+    /// limited (`sync.maxClustersPerReplica`): then a replica watches only its own.
+    pub watch_all: bool,
     /// Changes written, for watch streams.
     pub notices: writer::Notices,
     /// The changes written, numbered, and the recent ones (Kubernetes resourceVersions).

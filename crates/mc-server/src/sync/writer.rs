@@ -109,16 +109,11 @@ pub struct Notice {
 /// Subscribers to the changes written (watch streams).
 pub type Notices = broadcast::Sender<Arc<Notice>>;
 
-/// Whether this replica writes sync data. With a shared MySQL/PostgreSQL only the leader does;
-/// the others keep watching (for readiness and watch streams) and serve what the leader wrote.
-pub type WriteGate = Arc<std::sync::atomic::AtomicBool>;
-
 /// Starts the writer task; it ends when every sender is gone. `health` tells whether the store
 /// accepts writes: while it does not, the writer waits and retries (its queue is bounded, so the
 /// watchers wait too and nothing is dropped).
 pub fn spawn(
     store: Store,
-    gate: WriteGate,
     health: Arc<StoreHealth>,
 ) -> (Sender, Notices, Arc<History>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = mpsc::channel(MAX_BATCH);
@@ -132,7 +127,7 @@ pub fn spawn(
         health,
         refused: Default::default(),
     };
-    (tx, notices, history, tokio::spawn(run(writer, rx, gate)))
+    (tx, notices, history, tokio::spawn(run(writer, rx)))
 }
 
 /// What every write needs.
@@ -152,7 +147,7 @@ struct Pending {
     oldest: Option<Instant>,
 }
 
-async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
+async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>) {
     let mut batch: Vec<Msg> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
         // Group commit: whatever queued while the last batch was written goes in this one, and
@@ -175,8 +170,7 @@ async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>, gate: WriteGate) {
                 Err(_) => break,
             }
         }
-        let writing = gate.load(std::sync::atomic::Ordering::Acquire);
-        write(&w, writing, std::mem::take(&mut batch)).await;
+        write(&w, std::mem::take(&mut batch)).await;
     }
 }
 
@@ -188,8 +182,9 @@ fn weight(msg: &Msg) -> usize {
     }
 }
 
-/// Writes one batch: data changes grouped per cluster, control messages in order.
-async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
+/// Writes one batch: data changes grouped per cluster, control messages in order. Changes of a
+/// cluster another replica syncs only go to watch streams: that replica writes them.
+async fn write(w: &Writer, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
     let mut permits: Vec<OwnedSemaphorePermit> = Vec::new();
     for msg in batch {
@@ -205,8 +200,8 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
                 push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t)
             }
             Msg::InitDone { cluster, gvr, keep } => {
-                flush(w, writing, &mut pending).await;
-                let reconciled = if writing {
+                flush(w, &mut pending).await;
+                let reconciled = if cluster.syncs() {
                     let name = cluster.name();
                     resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, &keep)).await
                 } else {
@@ -232,8 +227,8 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
                 }
             }
             Msg::DropGvr(cluster, gvr) => {
-                flush(w, writing, &mut pending).await;
-                if writing {
+                flush(w, &mut pending).await;
+                if cluster.syncs() {
                     let name = cluster.name();
                     if let Err(e) = resilient::retrying_op(&w.health, || w.store.delete_gvr(name, &gvr)).await
                     {
@@ -245,16 +240,16 @@ async fn write(w: &Writer, writing: bool, batch: Vec<Msg>) {
                 }
             }
             Msg::Barrier(reply) => {
-                flush(w, writing, &mut pending).await;
+                flush(w, &mut pending).await;
                 let _ = reply.send(());
             }
             Msg::DropCluster(name, reply) => {
-                flush(w, writing, &mut pending).await;
+                flush(w, &mut pending).await;
                 let _ = reply.send(resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await);
             }
         }
     }
-    flush(w, writing, &mut pending).await;
+    flush(w, &mut pending).await;
     drop(permits);
 }
 
@@ -272,11 +267,11 @@ fn push(
 /// Writes what is pending, one transaction per cluster. On PostgreSQL the clusters'
 /// transactions run concurrently (their rows are disjoint); SQLite would take them in turn
 /// anyway, and InnoDB's gap locks could make concurrent upserts deadlock.
-async fn flush(w: &Writer, writing: bool, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
+async fn flush(w: &Writer, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
     let writes = std::mem::take(pending)
         .into_iter()
         .filter(|(_, (_, p))| !p.changes.is_empty())
-        .map(|(name, (cluster, p))| flush_cluster(w, writing, name, cluster, p));
+        .map(|(name, (cluster, p))| flush_cluster(w, name, cluster, p));
     if w.store.backend() == Backend::Postgres {
         futures::future::join_all(writes).await;
     } else {
@@ -289,9 +284,11 @@ async fn flush(w: &Writer, writing: bool, pending: &mut BTreeMap<String, (Arc<Cl
 /// One cluster's changes, then their notices and its last-event time. Nothing is dropped
 /// silently: a change the store refuses is reported on the cluster and its type is listed
 /// again.
-async fn flush_cluster(w: &Writer, writing: bool, name: String, cluster: Arc<Cluster>, p: Pending) {
+async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pending) {
     let n = p.changes.len();
-    let outcome = if writing {
+    // A cluster another replica syncs is not written here; its changes still reach this
+    // replica's watch streams.
+    let outcome = if cluster.syncs() {
         resilient::apply(&w.store, &w.health, &name, p.changes).await
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
@@ -434,8 +431,7 @@ mod tests {
     #[tokio::test]
     async fn pages_and_single_changes_reach_the_store_in_order() {
         let store = Store::connect("sqlite::memory:").await.unwrap();
-        let gate: WriteGate = Arc::new(std::sync::atomic::AtomicBool::new(true));
-        let (sender, _notices, _history, task) = spawn(store.clone(), gate, Default::default());
+        let (sender, _notices, _history, task) = spawn(store.clone(), Default::default());
         let (a, b) = (cluster("a"), cluster("b"));
         sender.send_page(a.clone(), objects(0, 2500)).await.unwrap();
         sender.send_page(b.clone(), objects(0, 1200)).await.unwrap();
@@ -451,5 +447,23 @@ mod tests {
         drop(sender);
         task.await.unwrap();
         assert_eq!(store.count("b").await.unwrap(), 1200);
+    }
+
+    #[tokio::test]
+    async fn changes_of_a_cluster_another_replica_syncs_are_not_written() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let (sender, _notices, _history, task) = spawn(store.clone(), Default::default());
+        let (mine, theirs) = (cluster("mine"), cluster("theirs"));
+        mine.set_ownership(crate::clusters::Ownership::Mine("me".into()));
+        theirs.set_ownership(crate::clusters::Ownership::Other("replica-2".into()));
+        sender.send_page(mine, objects(0, 30)).await.unwrap();
+        sender.send_page(theirs.clone(), objects(0, 40)).await.unwrap();
+        let keep = objects(0, 5).into_iter().map(|o| o.uid).collect();
+        let gvr = Gvr::new("", "v1", "configmaps");
+        sender.send(Msg::InitDone { cluster: theirs, gvr, keep }).await.unwrap();
+        drop(sender);
+        task.await.unwrap();
+        assert_eq!(store.count("mine").await.unwrap(), 30);
+        assert_eq!(store.count("theirs").await.unwrap(), 0);
     }
 }

@@ -410,6 +410,9 @@ fn the_service_account_may_do_what_mc_server_does_and_nothing_more() {
         &["create", "events.events.k8s.io", "-n", "default"],
         &["create", "leases.coordination.k8s.io", "-n", NAMESPACE],
         &["update", "leases.coordination.k8s.io/mc-server-leader", "-n", NAMESPACE],
+        // sharded sync: a Lease per cluster (RBAC has no name prefixes: every Lease of the
+        // server's namespace, and of no other)
+        &["update", "leases.coordination.k8s.io/mc-sync-tencent2", "-n", NAMESPACE],
         &["update", "secrets", "-n", NAMESPACE],
         &["delete", "secrets", "-n", NAMESPACE],
     ];
@@ -417,7 +420,7 @@ fn the_service_account_may_do_what_mc_server_does_and_nothing_more() {
         &["update", "deployments.apps", "-n", "default"],
         &["update", "secrets", "-n", "default"],
         &["update", "leases.coordination.k8s.io/mc-server-leader", "-n", "default"],
-        &["update", "leases.coordination.k8s.io/other", "-n", NAMESPACE],
+        &["update", "leases.coordination.k8s.io/mc-sync-tencent2", "-n", "default"],
         &["deletecollection", "pods", "-n", "default"],
         &["escalate", "clusterroles.rbac.authorization.k8s.io"],
         &["bind", "clusterroles.rbac.authorization.k8s.io"],

@@ -325,14 +325,15 @@ async fn when_the_leader_dies_another_replica_dispatches_within_the_lease() {
         .unwrap();
     wait_phases(&mcrs, "after", &[(first_cluster, Phase::Applied)], Duration::from_secs(25)).await;
     eprintln!("the second replica dispatched {:?} after the leader died", t.elapsed());
-    // The new leader also writes sync data to the shared database now.
+    // The second replica also took over the first's clusters (their sync Leases expired with
+    // the leader's) and writes their changes to the shared database.
     let cms: Api<ConfigMap> = Api::namespaced(master.clone(), ns);
     let _ = cms.delete("written-by-new-leader", &DeleteParams::default()).await;
     let cm: ConfigMap =
         serde_json::from_value(json!({"metadata": {"name": "written-by-new-leader"}})).unwrap();
     cms.create(&PostParams::default(), &cm).await.unwrap();
     let query = format!("/v1/list?gvr=v1/configmaps&namespace={ns}&name=written-by-new-leader");
-    eventually("the new leader writes sync data", Duration::from_secs(10), || async {
+    eventually("the surviving replica writes sync data", Duration::from_secs(30), || async {
         let (_, b) = second.get(&query).await;
         (b.as_array()?.len() == 1).then_some(())
     })

@@ -15,4 +15,5 @@ mod kube_api;
 mod original;
 mod parity;
 mod server;
+mod shard;
 mod sync;

@@ -23,7 +23,7 @@ const CONFIGMAPS: usize = 400;
 const SECRETS: usize = 60;
 const DEPLOYMENTS: usize = 20;
 
-async fn ensure_namespace(client: &Client, name: &str) {
+pub async fn ensure_namespace(client: &Client, name: &str) {
     let api: Api<Namespace> = Api::all(client.clone());
     let ns: Namespace = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
     match api.create(&PostParams::default(), &ns).await {

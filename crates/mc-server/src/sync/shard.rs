@@ -1,0 +1,346 @@
+//! Sharded sync. With a shared MySQL/PostgreSQL store, replicas split the clusters between them
+//! through one `coordination.k8s.io/v1` Lease per cluster in the master (server namespace, named
+//! `mc-sync-<cluster>`). A replica takes free or expired Leases up to
+//! `sync.maxClustersPerReplica`, renews what it holds, watches only those clusters, and releases
+//! them on shutdown. When a replica dies, its Leases expire after [`LEASE_DURATION`] and the
+//! others take its clusters over; the new holder lists them again, which also removes what was
+//! deleted while nobody watched. A Lease counts as expired when it has not changed for its
+//! duration on this replica's own clock (as client-go's leader election does), so clocks of
+//! different machines need not agree.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::{Client, ResourceExt};
+use tokio::sync::{Notify, watch};
+use tracing::{info, warn};
+
+use super::{SyncContext, spawn_cluster};
+use crate::clusters::{Cluster, ClusterSpec, Ownership, Registry, connect};
+
+/// Prefix of the per-cluster Lease names.
+pub const LEASE_PREFIX: &str = "mc-sync-";
+/// Label on the per-cluster Leases; its value is the cluster name.
+pub const SHARD_LABEL: &str = "mulitcluster.practice.com/sync-cluster";
+/// How long a Lease stays valid without renewal: the takeover time when a replica dies.
+pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+/// How often the Leases are looked at (and free ones taken).
+const PASS: Duration = Duration::from_secs(2);
+/// A held Lease is renewed when its last renewal is older than this.
+const RENEW_AFTER: Duration = Duration::from_secs(5);
+
+/// Wakes the sharder (a cluster joined and waits for its Lease).
+#[derive(Clone, Debug, Default)]
+pub struct Shards {
+    wake: Arc<Notify>,
+}
+
+impl Shards {
+    /// Makes the sharder look at the Leases now instead of at its next pass.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+}
+
+/// Who this replica is and how many clusters it may sync.
+#[derive(Clone, Debug)]
+pub struct ShardConfig {
+    /// Namespace of the Leases (the server's namespace in the master).
+    pub namespace: String,
+    /// This replica's identity (the Leases' `holderIdentity`).
+    pub identity: String,
+    /// The most clusters this replica syncs; `None`: no limit.
+    pub max: Option<usize>,
+}
+
+/// A Lease this replica holds.
+struct Held {
+    /// The Lease as last written (carries the resourceVersion for the next renewal).
+    lease: Lease,
+    /// When it was last written successfully.
+    renewed: Instant,
+}
+
+/// The sharder's memory between passes.
+struct Sharder {
+    cfg: ShardConfig,
+    registry: Arc<Registry>,
+    sync: SyncContext,
+    held: HashMap<String, Held>,
+    /// Per Lease name: the resourceVersion last seen and when it was first seen.
+    seen: HashMap<String, (String, Instant)>,
+}
+
+/// Takes, renews and releases the Leases of the clusters in `registry` until `shutdown` turns
+/// true; then releases every held Lease so that other replicas take the clusters at once.
+pub async fn run(
+    master: ClusterSpec,
+    registry: Arc<Registry>,
+    sync: SyncContext,
+    shards: Shards,
+    cfg: ShardConfig,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    info!(identity = %cfg.identity, max = ?cfg.max, "sharded sync: one Lease per cluster");
+    let mut sharder = Sharder { cfg, registry, sync, held: HashMap::new(), seen: HashMap::new() };
+    let mut client: Option<Client> = None;
+    loop {
+        if *shutdown.borrow() {
+            if let Some(client) = &client {
+                sharder.release_all(&leases(client, &sharder.cfg.namespace)).await;
+            }
+            return;
+        }
+        if client.is_none() {
+            match connect(&master).await {
+                Ok(c) => client = Some(c),
+                Err(e) => warn!(error = %e, "sharded sync: the master cannot be reached for the Leases"),
+            }
+        }
+        match &client {
+            Some(c) => sharder.pass(&leases(c, &sharder.cfg.namespace)).await,
+            None => sharder.expire_unrenewed(),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(PASS) => {}
+            _ = shards.wake.notified() => {}
+            _ = shutdown.changed() => {}
+        }
+    }
+}
+
+fn leases(client: &Client, namespace: &str) -> Api<Lease> {
+    Api::namespaced(client.clone(), namespace)
+}
+
+/// The Lease name of a cluster (cluster names are DNS labels, so this is a valid name).
+pub fn lease_name(cluster: &str) -> String {
+    format!("{LEASE_PREFIX}{cluster}")
+}
+
+impl Sharder {
+    /// One look at every Lease: renew what is held, take what is free, note who holds the rest.
+    async fn pass(&mut self, api: &Api<Lease>) {
+        let listed = match api.list(&ListParams::default().labels(SHARD_LABEL)).await {
+            Ok(l) => l.items,
+            Err(e) => {
+                warn!(error = %crate::clusters::connect::one_line(&e), "sharded sync: listing the Leases failed");
+                self.expire_unrenewed();
+                return;
+            }
+        };
+        let now = Instant::now();
+        let mut by_cluster: HashMap<String, Lease> = HashMap::new();
+        let names: std::collections::HashSet<String> = listed.iter().map(|l| l.name_any()).collect();
+        self.seen.retain(|name, _| names.contains(name));
+        for lease in listed {
+            let name = lease.name_any();
+            let rv = lease.resource_version().unwrap_or_default();
+            let entry = self.seen.entry(name).or_insert_with(|| (rv.clone(), now));
+            if entry.0 != rv {
+                *entry = (rv, now);
+            }
+            if let Some(cluster) = lease.labels().get(SHARD_LABEL) {
+                by_cluster.insert(cluster.clone(), lease);
+            }
+        }
+
+        let mut clusters = self.registry.all();
+        // Each replica walks the clusters in its own order, so replicas that start together
+        // mostly go for different Leases instead of racing for the same ones.
+        clusters.sort_by_key(|c| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&self.cfg.identity, c.name()).hash(&mut h);
+            h.finish()
+        });
+        // Held first: renewals never wait behind takeovers.
+        clusters.sort_by_key(|c| !self.held.contains_key(c.name()));
+        for cluster in clusters {
+            let lease = by_cluster.remove(cluster.name());
+            let ownership = self.decide(api, &cluster, lease).await;
+            if cluster.set_ownership(ownership) {
+                // Watch now, or stop watching: the session starts again in the other mode.
+                spawn_cluster(self.sync.clone(), cluster);
+            }
+        }
+        // Leases of clusters that left (unjoined) are removed if this replica held them.
+        let gone: Vec<String> =
+            self.held.keys().filter(|c| self.registry.get(c).is_none()).cloned().collect();
+        for cluster in gone {
+            self.held.remove(&cluster);
+            let _ = api.delete(&lease_name(&cluster), &DeleteParams::default()).await;
+        }
+    }
+
+    /// Who syncs `cluster` after this pass, taking or renewing its Lease where this replica may.
+    async fn decide(&mut self, api: &Api<Lease>, cluster: &Cluster, lease: Option<Lease>) -> Ownership {
+        let me = self.cfg.identity.clone();
+        let name = cluster.name().to_string();
+        let holder = lease
+            .as_ref()
+            .and_then(|l| l.spec.as_ref())
+            .and_then(|s| s.holder_identity.clone())
+            .filter(|h| !h.is_empty());
+        let expired = match (&lease, &holder) {
+            (Some(l), Some(_)) => {
+                let secs = l.spec.as_ref().and_then(|s| s.lease_duration_seconds).unwrap_or(15).max(1);
+                let unchanged = self
+                    .seen
+                    .get(&l.name_any())
+                    .is_none_or(|(_, since)| since.elapsed() > Duration::from_secs(secs as u64));
+                // A Lease left long ago (its holder crashed before this replica started) is free
+                // at once: not renewed for twice its duration even by a clock that is off.
+                let abandoned = l.spec.as_ref().and_then(|s| s.renew_time.as_ref()).is_none_or(|t| {
+                    let limit = k8s_openapi::jiff::SignedDuration::from_secs(2 * i64::from(secs));
+                    t.0.checked_add(limit).is_ok_and(|end| end < Timestamp::now())
+                });
+                unchanged || abandoned
+            }
+            _ => true,
+        };
+        match (lease, holder) {
+            (Some(lease), Some(h)) if h == me => {
+                let due = self.held.get(&name).is_none_or(|held| held.renewed.elapsed() >= RENEW_AFTER);
+                if !due {
+                    return Ownership::Mine(me);
+                }
+                match write(api, lease, &me, false).await {
+                    Ok(lease) => {
+                        self.held.insert(name, Held { lease, renewed: Instant::now() });
+                        Ownership::Mine(me)
+                    }
+                    // Someone else wrote the Lease since: the next pass reads who.
+                    Err(kube::Error::Api(s)) if s.code == 409 => {
+                        self.held.remove(&name);
+                        Ownership::Pending
+                    }
+                    Err(e) => self.keep_until_expiry(&name, &e),
+                }
+            }
+            (Some(_), Some(h)) if !expired => {
+                if self.held.remove(&name).is_some() {
+                    warn!(cluster = %name, holder = %h, "sharded sync: another replica took the cluster's Lease");
+                }
+                Ownership::Other(h)
+            }
+            (lease, _) => {
+                if self.held.contains_key(&name) {
+                    // Held by this replica, but the Lease is gone or handed back: take it again.
+                    self.held.remove(&name);
+                }
+                if let Some(max) = self.cfg.max
+                    && self.held.len() >= max
+                {
+                    return Ownership::NoRoom(max);
+                }
+                let taken = match lease {
+                    Some(lease) => write(api, lease, &me, true).await,
+                    None => create(api, &name, &me).await,
+                };
+                match taken {
+                    Ok(lease) => {
+                        info!(cluster = %name, "sharded sync: took the cluster's Lease; listing it");
+                        self.held.insert(name, Held { lease, renewed: Instant::now() });
+                        Ownership::Mine(me)
+                    }
+                    // Another replica was faster.
+                    Err(kube::Error::Api(s)) if s.code == 409 => Ownership::Pending,
+                    Err(e) => {
+                        warn!(cluster = %name, error = %crate::clusters::connect::one_line(&e), "sharded sync: taking the Lease failed");
+                        Ownership::Pending
+                    }
+                }
+            }
+        }
+    }
+
+    /// A renewal failed for another reason than a conflict (the master does not answer): the
+    /// cluster stays this replica's until the Lease could have expired for the others.
+    fn keep_until_expiry(&mut self, name: &str, e: &kube::Error) -> Ownership {
+        warn!(cluster = %name, error = %crate::clusters::connect::one_line(e), "sharded sync: renewing the Lease failed");
+        match self.held.get(name) {
+            Some(held) if held.renewed.elapsed() + PASS < LEASE_DURATION => {
+                Ownership::Mine(self.cfg.identity.clone())
+            }
+            _ => {
+                self.held.remove(name);
+                Ownership::Pending
+            }
+        }
+    }
+
+    /// Without an answer from the master: clusters whose Lease could have expired for the others
+    /// are no longer synced here (two replicas must not write one cluster).
+    fn expire_unrenewed(&mut self) {
+        let expired: Vec<String> = self
+            .held
+            .iter()
+            .filter(|(_, h)| h.renewed.elapsed() + PASS >= LEASE_DURATION)
+            .map(|(c, _)| c.clone())
+            .collect();
+        for name in expired {
+            self.held.remove(&name);
+            warn!(cluster = %name, "sharded sync: the Lease could not be renewed in time; no longer syncing the cluster");
+            if let Some(cluster) = self.registry.get(&name)
+                && cluster.set_ownership(Ownership::Pending)
+            {
+                spawn_cluster(self.sync.clone(), cluster);
+            }
+        }
+    }
+
+    /// Hands every held Lease back (shutdown): other replicas take the clusters at their next
+    /// pass instead of after the Lease duration.
+    async fn release_all(&mut self, api: &Api<Lease>) {
+        for (name, held) in std::mem::take(&mut self.held) {
+            if let Some(cluster) = self.registry.get(&name) {
+                cluster.set_ownership(Ownership::Pending);
+                cluster.stop();
+            }
+            let mut lease = held.lease;
+            if let Some(spec) = lease.spec.as_mut() {
+                spec.holder_identity = None;
+                spec.renew_time = None;
+            }
+            match api.replace(&lease.name_any(), &PostParams::default(), &lease).await {
+                Ok(_) => info!(cluster = %name, "sharded sync: Lease released"),
+                Err(e) => {
+                    warn!(cluster = %name, error = %crate::clusters::connect::one_line(&e), "sharded sync: releasing the Lease failed")
+                }
+            }
+        }
+    }
+}
+
+/// Creates the Lease of `cluster`, held by `me`.
+async fn create(api: &Api<Lease>, cluster: &str, me: &str) -> kube::Result<Lease> {
+    let now = MicroTime(Timestamp::now());
+    let lease: Lease = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": lease_name(cluster), "labels": {SHARD_LABEL: cluster}},
+        "spec": {"holderIdentity": me, "leaseDurationSeconds": LEASE_DURATION.as_secs(),
+                 "acquireTime": now, "renewTime": now, "leaseTransitions": 0}
+    }))
+    .map_err(kube::Error::SerdeError)?;
+    api.create(&PostParams::default(), &lease).await
+}
+
+/// Writes `lease` as held by `me` (`take`: a new holder). `replace` carries the
+/// resourceVersion, so two replicas cannot both win.
+async fn write(api: &Api<Lease>, mut lease: Lease, me: &str, take: bool) -> kube::Result<Lease> {
+    let now = MicroTime(Timestamp::now());
+    let spec = lease.spec.get_or_insert_with(Default::default);
+    if take {
+        spec.acquire_time = Some(now.clone());
+        spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+    }
+    spec.holder_identity = Some(me.to_string());
+    spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
+    spec.renew_time = Some(now);
+    api.replace(&lease.name_any(), &PostParams::default(), &lease).await
+}
