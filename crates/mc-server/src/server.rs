@@ -245,6 +245,7 @@ async fn restore_joined(
                 if n > 0 {
                     info!(clusters = n, "joined clusters restored");
                 }
+                follow_joins(master, membership).await;
                 return;
             }
             Err(e) => {
@@ -254,6 +255,27 @@ async fn restore_joined(
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// How often the joined clusters' Secrets are read again, so that every replica knows the
+/// clusters joined or unjoined through another one.
+const FOLLOW_JOINS_EVERY: Duration = Duration::from_secs(10);
+
+/// Follows joins and unjoins made through other replicas (see [`Membership::follow`]).
+async fn follow_joins(master: ClusterSpec, membership: Arc<Membership>) {
+    let mut client = None;
+    loop {
+        tokio::time::sleep(FOLLOW_JOINS_EVERY).await;
+        if client.is_none() {
+            client = connect(&master).await.ok();
+        }
+        let Some(c) = &client else { continue };
+        match membership.follow(c).await {
+            Ok((0, 0)) => {}
+            Ok((added, removed)) => info!(added, removed, "followed joins made through other replicas"),
+            Err(e) => tracing::debug!(error = %e, "reading the joined clusters failed; retrying"),
+        }
     }
 }
 

@@ -20,6 +20,8 @@ use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
 
 /// Label on the Secrets of joined clusters; its value is the cluster name.
 pub const JOINED_LABEL: &str = "mulitcluster.practice.com/joined-cluster";
+/// The `source` of a joined cluster's spec (configured ones name their file).
+pub const UPLOADED: &str = "uploaded kubeconfig";
 /// Largest kubeconfig accepted.
 pub const MAX_KUBECONFIG: usize = 1024 * 1024;
 
@@ -167,7 +169,7 @@ impl Membership {
             is_master: false,
             insecure: false,
             kubeconfig: None,
-            source: "uploaded kubeconfig".into(),
+            source: UPLOADED.into(),
             context: None,
             host: String::new(),
             labels: BTreeMap::new(),
@@ -201,7 +203,7 @@ impl Membership {
         if cluster.spec.is_master {
             return Err(Error::Master(name.into()));
         }
-        let configured = cluster.spec.source != "uploaded kubeconfig";
+        let configured = cluster.spec.source != UPLOADED;
         let master = self.master_client()?;
         // Count the copies we leave in place before the rows go.
         let copies_left = count_copies(&self.sync, name).await;
@@ -226,12 +228,44 @@ impl Membership {
 
     /// Restores the clusters joined before a restart (those whose Secrets are in the master).
     pub async fn restore(&self, master: &Client) -> kube::Result<usize> {
+        let _guard = self.lock.lock().await;
+        self.add_joined(master, true).await.map(|(n, _)| n)
+    }
+
+    /// Follows joins and unjoins made through other replicas: a cluster whose Secret appeared is
+    /// added, a joined cluster whose Secret is gone is removed (its rows were removed by the
+    /// replica that unjoined it). Returns how many clusters were added and removed.
+    pub async fn follow(&self, master: &Client) -> kube::Result<(usize, usize)> {
+        let _guard = self.lock.lock().await;
+        let (added, present) = self.add_joined(master, false).await?;
+        let mut removed = 0;
+        for cluster in self.registry.all() {
+            if cluster.spec.source == UPLOADED && !present.contains(cluster.name()) {
+                info!(cluster = cluster.name(), "unjoined through another replica");
+                self.registry.remove(cluster.name());
+                removed += 1;
+            }
+        }
+        Ok((added, removed))
+    }
+
+    /// Starts every joined cluster (a Secret in the master) not registered yet; returns how many
+    /// and the names of every joined cluster. `restoring`: warn about a name that is taken.
+    async fn add_joined(
+        &self,
+        master: &Client,
+        restoring: bool,
+    ) -> kube::Result<(usize, std::collections::BTreeSet<String>)> {
         let secrets: Api<Secret> = Api::namespaced(master.clone(), &self.namespace);
         let mut n = 0;
+        let mut present = std::collections::BTreeSet::new();
         for s in secrets.list(&ListParams::default().labels(JOINED_LABEL)).await? {
             let Some(name) = s.labels().get(JOINED_LABEL).cloned() else { continue };
+            present.insert(name.clone());
             if self.registry.get(&name).is_some() {
-                warn!(cluster = %name, "a joined cluster has the name of a configured one; keeping the configured one");
+                if restoring {
+                    warn!(cluster = %name, "a joined cluster has the name of a configured one; keeping the configured one");
+                }
                 continue;
             }
             let data = s.data.clone().unwrap_or_default();
@@ -252,7 +286,7 @@ impl Membership {
                 }
             }
         }
-        Ok(n)
+        Ok((n, present))
     }
 }
 
@@ -265,7 +299,7 @@ fn uploaded_spec(name: &str, text: &str, context: Option<String>, insecure: bool
     }
     super::uploaded::check(&parsed, insecure).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
     super::uploaded::strip_credentials_over_http(&mut parsed);
-    ClusterSpec::from_kubeconfig(name, parsed, "uploaded kubeconfig".into(), context, insecure)
+    ClusterSpec::from_kubeconfig(name, parsed, UPLOADED.into(), context, insecure)
         .map_err(|e| Error::BadKubeconfig(e.to_string()))
 }
 

@@ -164,6 +164,28 @@ async fn replicas_split_the_clusters_and_take_over_those_of_a_killed_replica() {
         assert!(not_mine.iter().all(|c| warnings[0].contains(c.as_str())), "{warnings:?} {not_mine:?}");
     }
 
+    // A cluster joined through one replica is known to all, synced by one of them, and gone
+    // from all once unjoined through another.
+    let joined = "shard-joined";
+    let kubeconfig = std::fs::read(&env.clusters[1].kubeconfig).unwrap();
+    let (status, body) = replicas[0].join(joined, kubeconfig, "").await;
+    assert!(status.is_success(), "{status} {body}");
+    eventually("every replica shows the joined cluster synced", Duration::from_secs(90), || async {
+        let views = futures::future::join_all(replicas.iter().map(holders)).await;
+        views
+            .iter()
+            .all(|v| v.get(joined).is_some_and(|(status, by)| status == "Synced" && !by.is_empty()))
+            .then_some(())
+    })
+    .await;
+    let (status, body) = replicas[1].unjoin(joined).await;
+    assert!(status.is_success(), "{status} {body}");
+    eventually("every replica forgets the unjoined cluster", Duration::from_secs(60), || async {
+        let views = futures::future::join_all(replicas.iter().map(holders)).await;
+        views.iter().all(|v| v.len() == clusters.len() && !v.contains_key(joined)).then_some(())
+    })
+    .await;
+
     // Kill -9 the replica that syncs the most clusters; change every cluster while its
     // clusters have nobody watching them.
     let (victim_id, victim_clusters) = per_replica.iter().max_by_key(|(_, c)| c.len()).unwrap();
