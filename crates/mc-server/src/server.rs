@@ -68,6 +68,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    // One identity per process: the holder of its Leases and the reporter of its Events.
+    let identity = crate::dispatch::leader::identity();
     let sharder = match (&sync.shards, &master) {
         (Some(shards), Some(master)) => Some(tokio::spawn(crate::sync::shard::run(
             master.clone(),
@@ -76,7 +78,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             shards.clone(),
             crate::sync::shard::ShardConfig {
                 namespace: settings.namespace.clone(),
-                identity: crate::dispatch::leader::identity(),
+                identity: identity.clone(),
                 max: settings.max_clusters_per_replica,
             },
             shutdown_rx.clone(),
@@ -87,6 +89,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         let config = DispatchConfig {
             namespace: settings.namespace.clone(),
             admin_namespaces: settings.admin_namespaces.clone(),
+            identity,
         };
         tokio::spawn(dispatch::run(
             master,

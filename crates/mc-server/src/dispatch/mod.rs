@@ -34,6 +34,8 @@ pub struct DispatchConfig {
     pub namespace: String,
     /// Namespaces whose MultiClusterResources may write outside their own namespace.
     pub admin_namespaces: Vec<String>,
+    /// This replica's identity (Lease holder, Event reporter), see [`leader::identity`].
+    pub identity: String,
 }
 
 /// Runs dispatch for the life of the server: connects to the master, installs the CRDs (in the
@@ -51,7 +53,7 @@ pub async fn run(
     // A CRD that cannot be installed is reported and retried, but never holds up leader
     // election: on a shared database the leader is also the one that writes sync data.
     tokio::spawn(crds::install_until_done(client.clone(), registry.clone()));
-    let identity = leader::identity();
+    let identity = config.identity.clone();
     let mut rx = leading.subscribe();
     tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading, shutdown));
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
@@ -99,7 +101,8 @@ async fn connect_with_retry(master: &ClusterSpec) -> Client {
 }
 
 async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncContext, config: DispatchConfig) {
-    let reporter = Reporter { controller: "kubectl-multicluster".into(), instance: Some(leader::identity()) };
+    let reporter =
+        Reporter { controller: "kubectl-multicluster".into(), instance: Some(config.identity.clone()) };
     let ctx = Arc::new(Context {
         master: client.clone(),
         registry,
