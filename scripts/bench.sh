@@ -7,6 +7,7 @@
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
+#   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch)$ ]] || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas)$ ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 require_toolchains
 apt_install openssl curl ca-certificates
@@ -23,6 +24,7 @@ BIN=$(scripts/testenv bin)
 step "Release build" >&2
 case $MODE in
   sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
+  replicas) cargo build --release -q -p mc-server --bin mc-server >&2 ;;
   dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
   store) cargo build --release -q -p mc-server --example store_bench >&2 ;;
   watch) cargo build --release -q -p mc-server --bin mc-server --example visibility >&2 ;;
@@ -43,8 +45,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-[[ $MODE == store ]] || scripts/testenv up --clusters 3 --names bench1,bench2,bench3 --dir "$WORK/clusters" >&2
 CLUSTERS=(bench1 bench2 bench3)
+if [[ $MODE == replicas ]]; then
+  CLUSTERS=(); for ((i = 1; i <= ${2:-6}; i++)); do CLUSTERS+=("bench$i"); done
+fi
+[[ $MODE == store ]] || scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" \
+  --dir "$WORK/clusters" >&2
 PORT=$((32000 + RANDOM % 1000))
 # The server's admin token (the API is closed without one); the CLI reads MC_TOKEN too.
 export MC_TOKEN=${MC_TOKEN:-bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
@@ -245,6 +251,72 @@ bench_watch() {
   "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --rate "$rate" --seconds 20 \
     "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig"
   stop_server
+}
+
+# What a replica costs when replicas share PostgreSQL and split the clusters (one Lease per
+# cluster), against one replica that syncs them all: RSS, sockets, idle CPU of each process over
+# 30 s, and the Lease requests the master's API server answers per second meanwhile.
+bench_replicas() {
+  local n=${#CLUSTERS[@]} per=$(( (${#CLUSTERS[@]} + 2) / 3 ))
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local master="$WORK/clusters/${CLUSTERS[0]}.kubeconfig"
+  cp "$WORK/clusters/config.yaml" "$WORK/shard.yaml"
+  printf 'sync: {maxClustersPerReplica: %s}\n' "$per" >>"$WORK/shard.yaml"
+  # replica CONFIG PORT LEASE_NS -> pid on stdout
+  replica() {
+    "$TARGET/mc-server" --config "$1" --bind 127.0.0.1 --port "$2" --storage "$MC_TEST_POSTGRES_URL" \
+      --no-cli-config --namespace "$3" >>"$WORK/server-$2.log" 2>&1 &
+    echo $!
+  }
+  ticks() { local f; f=$(sed 's/.*) //' "/proc/$1/stat"); set -- $f; echo $(( ${12} + ${13} )); }
+  socks() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c socket; }
+  lease_requests() {
+    "$BIN/kubectl" --kubeconfig "$master" get --raw /metrics |
+      awk '/^apiserver_request_total\{/ && /resource="leases"/ && /group="coordination.k8s.io"/ {s += $NF} END {print s + 0}'
+  }
+  all_synced() { # port
+    curl -fsS "${AUTH[@]}" "http://127.0.0.1:$1/v1/clusters" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+sys.exit(0 if len(c) == int(sys.argv[1]) and all(x["status"] == "Synced" for x in c) else 1)' "$n"
+  }
+  within() { # SECONDS CMD...: retries CMD every 0.5 s
+    local end=$(( $(date +%s) + $1 )); shift
+    until "$@" 2>/dev/null; do [[ $(date +%s) -lt $end ]] || return 1; sleep 0.5; done
+  }
+  # measure PID... -> JSON array of per-process figures over 30 s, and lease requests/s
+  measure() {
+    local pids=("$@") t0=() l0 l1 out=()
+    l0=$(lease_requests)
+    for p in "${pids[@]}"; do t0+=("$(ticks "$p")"); done
+    sleep 30
+    l1=$(lease_requests)
+    local i
+    for i in "${!pids[@]}"; do
+      local p=${pids[$i]}
+      out+=("{\"rss_mib\": $(( $(rss_kb "$p") / 1024 )), \"sockets\": $(socks "$p"), \"idle_cpu_pct\": $(python3 -c "print(round(($(ticks "$p") - ${t0[$i]}) / 30, 2))")}")
+    done
+    echo "{\"replicas\": [$(IFS=,; echo "${out[*]}")], \"lease_requests_per_s\": $(python3 -c "print(round(($l1 - $l0) / 30, 2))")}"
+  }
+  local p1=$((PORT + 1)) p2=$((PORT + 2)) p3=$((PORT + 3))
+  "$BIN/kubectl" --kubeconfig "$master" create namespace bench-one >/dev/null 2>&1 || true
+  "$BIN/kubectl" --kubeconfig "$master" create namespace bench-shard >/dev/null 2>&1 || true
+  step "One replica syncs $n clusters" >&2
+  local one; one=$(replica "$WORK/clusters/config.yaml" "$p1" bench-one)
+  within 300 all_synced "$p1" || fail "one replica: not every cluster Synced within 300 s"
+  sleep 20
+  local single; single=$(measure "$one")
+  kill "$one"; wait "$one" 2>/dev/null || true
+  step "Three replicas split $n clusters (at most $per each)" >&2
+  local a b c; a=$(replica "$WORK/shard.yaml" "$p1" bench-shard); b=$(replica "$WORK/shard.yaml" "$p2" bench-shard)
+  c=$(replica "$WORK/shard.yaml" "$p3" bench-shard)
+  for p in "$p1" "$p2" "$p3"; do
+    within 300 all_synced "$p" || fail "replica on port $p: not every cluster Synced within 300 s"
+  done
+  sleep 20
+  local split; split=$(measure "$a" "$b" "$c")
+  kill "$a" "$b" "$c"; wait "$a" "$b" "$c" 2>/dev/null || true
+  echo "{\"clusters\": $n, \"one_replica\": $single, \"three_replicas\": $split}"
 }
 
 # The store API alone at a million objects, on each backend (a fresh database each).

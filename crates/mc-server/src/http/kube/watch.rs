@@ -4,7 +4,6 @@
 //! is no longer known (or not ours) ends at once with an `ERROR` event `410 Expired`, so the
 //! client lists again. Every event's object carries its cluster and a resourceVersion of ours.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,7 +43,7 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     let rx = state.sync.notices.subscribe();
     let history = state.sync.history.clone();
     let mut first: Vec<Bytes> = Vec::new();
-    let mut known: HashSet<(String, String, String)> = HashSet::new();
+    let mut known = crate::http::watch::Known::new();
     let mut warnings = Vec::new();
     // The current objects, read a page at a time as they are sent, all at the version of now.
     let mut snapshot = None;
@@ -93,9 +92,8 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
                             let mut chunk = Vec::new();
                             for (cluster, object) in items {
                                 let value = object.value();
-                                let key =
-                                    |f: &str| value["metadata"][f].as_str().unwrap_or_default().to_string();
-                                known.insert((cluster.clone(), key("namespace"), key("name")));
+                                let key = |f: &str| value["metadata"][f].as_str().unwrap_or_default();
+                                known.insert(&cluster, key("namespace"), key("name"));
                                 chunk.extend_from_slice(&event(
                                     "ADDED",
                                     &cluster,
