@@ -54,8 +54,9 @@ pub struct ClusterState {
 pub enum Ownership {
     /// This replica syncs the cluster: its store is its own, or nothing is sharded.
     Unsharded,
-    /// Sharded, and the cluster's Lease was not looked at yet.
-    Pending,
+    /// Sharded, and this replica neither holds the cluster's Lease nor knows who does: not
+    /// looked at yet, or (with the reason) the Lease could not be read, taken or renewed.
+    Pending(Option<String>),
     /// This replica (`me`) holds the Lease and syncs the cluster.
     Mine(String),
     /// Another replica holds the Lease.
@@ -260,11 +261,15 @@ impl Cluster {
                      its limit of {limit} clusters (sync.maxClustersPerReplica)"
                 ));
             }
-            _ => {
+            Ownership::Pending(reason) => {
                 info.status = ClusterStatus::Connecting;
                 info.since = now();
-                info.message = Some("waiting for the cluster's sync Lease".into());
+                info.message = Some(match reason {
+                    Some(r) => format!("waiting for the cluster's sync Lease: {r}"),
+                    None => "waiting for the cluster's sync Lease".into(),
+                });
             }
+            Ownership::Unsharded | Ownership::Mine(_) => {}
         }
         info
     }
@@ -410,8 +415,11 @@ impl Registry {
         for c in self.all() {
             match c.ownership() {
                 Ownership::Unsharded | Ownership::Mine(_) => {}
-                Ownership::Pending => {
-                    return Err(format!("cluster {} is waiting for its sync Lease", c.name()));
+                Ownership::Pending(reason) => {
+                    return Err(match reason {
+                        Some(r) => format!("cluster {} is waiting for its sync Lease: {r}", c.name()),
+                        None => format!("cluster {} is waiting for its sync Lease", c.name()),
+                    });
                 }
                 Ownership::NoRoom(_) => continue,
                 Ownership::Other(by) => {
@@ -474,10 +482,11 @@ mod tests {
         let c = cluster("c1");
         registry.insert(c.clone());
         assert!(c.syncs(), "unsharded: every cluster is synced here");
-        assert!(c.set_ownership(Ownership::Pending));
+        assert!(c.set_ownership(Ownership::Pending(Some("the master does not answer".into()))));
         assert!(!c.syncs());
         assert_eq!(c.info(None).status, ClusterStatus::Connecting);
-        assert!(registry.readiness().unwrap_err().contains("waiting for its sync Lease"));
+        let why = registry.readiness().unwrap_err();
+        assert!(why.contains("waiting for its sync Lease: the master does not answer"), "{why}");
 
         c.set_ownership(Ownership::Other("replica-b".into()));
         assert_eq!(c.info(None).synced_by.as_deref(), Some("replica-b"));

@@ -30,7 +30,7 @@ pub fn spawn_cluster(ctx: SyncContext, cluster: Arc<Cluster>) {
     if let Some(shards) = &ctx.shards
         && cluster.ownership() == Ownership::Unsharded
     {
-        cluster.set_ownership(Ownership::Pending);
+        cluster.set_ownership(Ownership::Pending(None));
         shards.wake();
     }
     let handle = tokio::spawn(run(ctx, cluster.clone()));

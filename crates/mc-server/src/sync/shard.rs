@@ -105,7 +105,7 @@ pub async fn run(
         }
         match &client {
             Some(c) => sharder.pass(&leases(c, &sharder.cfg.namespace)).await,
-            None => sharder.expire_unrenewed(),
+            None => sharder.expire_unrenewed("the master cluster cannot be reached for the sync Leases"),
         }
         tokio::select! {
             _ = tokio::time::sleep(PASS) => {}
@@ -130,8 +130,9 @@ impl Sharder {
         let listed = match api.list(&ListParams::default().labels(SHARD_LABEL)).await {
             Ok(l) => l.items,
             Err(e) => {
-                warn!(error = %crate::clusters::connect::one_line(&e), "sharded sync: listing the Leases failed");
-                self.expire_unrenewed();
+                let e = crate::clusters::connect::one_line(&e);
+                warn!(error = %e, "sharded sync: listing the Leases failed");
+                self.expire_unrenewed(&format!("the sync Leases cannot be listed: {e}"));
                 return;
             }
         };
@@ -218,7 +219,7 @@ impl Sharder {
                     // Someone else wrote the Lease since: the next pass reads who.
                     Err(kube::Error::Api(s)) if s.code == 409 => {
                         self.held.remove(&name);
-                        Ownership::Pending
+                        Ownership::Pending(None)
                     }
                     Err(e) => self.keep_until_expiry(&name, &e),
                 }
@@ -250,10 +251,11 @@ impl Sharder {
                         Ownership::Mine(me)
                     }
                     // Another replica was faster.
-                    Err(kube::Error::Api(s)) if s.code == 409 => Ownership::Pending,
+                    Err(kube::Error::Api(s)) if s.code == 409 => Ownership::Pending(None),
                     Err(e) => {
-                        warn!(cluster = %name, error = %crate::clusters::connect::one_line(&e), "sharded sync: taking the Lease failed");
-                        Ownership::Pending
+                        let e = crate::clusters::connect::one_line(&e);
+                        warn!(cluster = %name, error = %e, "sharded sync: taking the Lease failed");
+                        Ownership::Pending(Some(format!("taking it failed: {e}")))
                     }
                 }
             }
@@ -263,21 +265,22 @@ impl Sharder {
     /// A renewal failed for another reason than a conflict (the master does not answer): the
     /// cluster stays this replica's until the Lease could have expired for the others.
     fn keep_until_expiry(&mut self, name: &str, e: &kube::Error) -> Ownership {
-        warn!(cluster = %name, error = %crate::clusters::connect::one_line(e), "sharded sync: renewing the Lease failed");
+        let e = crate::clusters::connect::one_line(e);
+        warn!(cluster = %name, error = %e, "sharded sync: renewing the Lease failed");
         match self.held.get(name) {
             Some(held) if held.renewed.elapsed() + PASS < LEASE_DURATION => {
                 Ownership::Mine(self.cfg.identity.clone())
             }
             _ => {
                 self.held.remove(name);
-                Ownership::Pending
+                Ownership::Pending(Some(format!("renewing it failed: {e}")))
             }
         }
     }
 
     /// Without an answer from the master: clusters whose Lease could have expired for the others
     /// are no longer synced here (two replicas must not write one cluster).
-    fn expire_unrenewed(&mut self) {
+    fn expire_unrenewed(&mut self, reason: &str) {
         let expired: Vec<String> = self
             .held
             .iter()
@@ -288,9 +291,15 @@ impl Sharder {
             self.held.remove(&name);
             warn!(cluster = %name, "sharded sync: the Lease could not be renewed in time; no longer syncing the cluster");
             if let Some(cluster) = self.registry.get(&name)
-                && cluster.set_ownership(Ownership::Pending)
+                && cluster.set_ownership(Ownership::Pending(Some(reason.to_string())))
             {
                 spawn_cluster(self.sync.clone(), cluster);
+            }
+        }
+        // The clusters nobody here holds say why they wait.
+        for cluster in self.registry.all() {
+            if matches!(cluster.ownership(), Ownership::Pending(_)) {
+                cluster.set_ownership(Ownership::Pending(Some(reason.to_string())));
             }
         }
     }
@@ -300,7 +309,7 @@ impl Sharder {
     async fn release_all(&mut self, api: &Api<Lease>) {
         for (name, held) in std::mem::take(&mut self.held) {
             if let Some(cluster) = self.registry.get(&name) {
-                cluster.set_ownership(Ownership::Pending);
+                cluster.set_ownership(Ownership::Pending(Some("this replica is stopping".into())));
                 cluster.stop();
             }
             let mut lease = held.lease;
