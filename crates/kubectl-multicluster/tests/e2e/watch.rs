@@ -5,7 +5,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{Env, Server, eventually};
+use crate::harness::{Env, Server};
 
 const WATCH_NS: &str = "mc-cli-watch";
 
@@ -32,13 +32,22 @@ fn watch_prints_a_row_for_an_object_created_after_it_started() {
             .args(["delete", "configmap", "late", "-n", WATCH_NS, "--ignore-not-found"])
             .output();
     }
-    eventually("every cluster's early configmap through the server", Duration::from_secs(180), || {
+    let start = Instant::now();
+    loop {
         let run = server.plugin(&["list", "configmaps", "-n", WATCH_NS]);
         let rows = run.rows();
         let early = rows.iter().filter(|r| r.get(1).map(String::as_str) == Some("early")).count();
         let late = rows.iter().filter(|r| r.get(1).map(String::as_str) == Some("late")).count();
-        (run.code == Some(0) && early == env.clusters.len() && late == 0).then_some(())
-    });
+        if run.code == Some(0) && early == env.clusters.len() && late == 0 {
+            break;
+        }
+        let clusters = server.plugin(&["list", "clusters", "-o", "wide"]);
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "every cluster's early configmap and no late one through the server: {run:?}\n{clusters:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
     let mut child = server
         .plugin_command(&["list", "configmaps", "-n", WATCH_NS, "-w", "--output-watch-events"])
         .stdout(Stdio::piped())

@@ -233,8 +233,10 @@ impl Membership {
     }
 
     /// Follows joins and unjoins made through other replicas: a cluster whose Secret appeared is
-    /// added, a joined cluster whose Secret is gone is removed (its rows were removed by the
-    /// replica that unjoined it). Returns how many clusters were added and removed.
+    /// added, a joined cluster whose Secret is gone is removed with its rows (a store of this
+    /// replica's own keeps them otherwise; in a shared one they are already gone, or go now
+    /// with what this replica still had queued). Returns how many clusters were added and
+    /// removed.
     pub async fn follow(&self, master: &Client) -> kube::Result<(usize, usize)> {
         let _guard = self.lock.lock().await;
         let (added, present) = self.add_joined(master, false).await?;
@@ -243,6 +245,10 @@ impl Membership {
             if cluster.spec.source == UPLOADED && !present.contains(cluster.name()) {
                 info!(cluster = cluster.name(), "unjoined through another replica");
                 self.registry.remove(cluster.name());
+                let (tx, rx) = oneshot::channel();
+                if self.sync.writer.send(Msg::DropCluster(cluster.name().into(), tx)).await.is_ok() {
+                    let _ = rx.await;
+                }
                 removed += 1;
             }
         }

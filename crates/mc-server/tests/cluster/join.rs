@@ -311,3 +311,34 @@ async fn rows_of(server: &McServer, cluster: &str) -> usize {
     let (_, body) = server.get("/v1/list_with_cluster?gvr=v1/namespaces&limit=0").await;
     body.as_array().map_or(0, |a| a.iter().filter(|i| i["clusterName"] == cluster).count())
 }
+
+#[tokio::test]
+async fn a_join_and_an_unjoin_through_one_server_reach_another_with_its_own_store() {
+    let env = TestEnv::from_env();
+    let config = master_only_config(&env);
+    let opts = Options { config: Some(config), ..Default::default() };
+    let first = McServer::start(&env, "follow-a", opts.clone()).await;
+    let second = McServer::start(&env, "follow-b", opts).await;
+    let name = "followed";
+    let _forget = Forget(&env, name.into());
+    let kubeconfig = std::fs::read(&env.clusters[1].kubeconfig).unwrap();
+    let (status, body) = join(&first, name, kubeconfig, "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let rows = format!("/v1/list?gvr=v1/namespaces&cluster={name}&limit=0");
+    let n = eventually("the other server syncs the joined cluster", Duration::from_secs(60), || async {
+        let (_, b) = second.get(&rows).await;
+        let n = b.as_array()?.len();
+        (n > 0).then_some(n)
+    })
+    .await;
+    eprintln!("the other server holds {n} namespaces of the joined cluster");
+    let (status, body) = unjoin(&first, name).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    eventually("the other server forgets the cluster and its rows", Duration::from_secs(60), || async {
+        let gone = !cluster_names(&second).await.contains(&name.to_string());
+        let (_, c) = second.get("/v1/list_with_cluster?gvr=v1/namespaces&limit=0").await;
+        let left = c.as_array()?.iter().filter(|o| o["clusterName"] == name).count();
+        (gone && left == 0).then_some(())
+    })
+    .await;
+}
