@@ -149,10 +149,10 @@ fn in_cluster_host() -> String {
     }
 }
 
-/// A client for the cluster.
+/// A client for the cluster (HTTP/2 when its API server offers it: see [`super::transport`]).
 pub async fn connect(spec: &ClusterSpec) -> Result<Client> {
     let config = spec.config().await?;
-    Client::try_from(config).map_err(|e| Error::Config(one_line(&e)))
+    super::transport::client(config).map_err(|e| Error::Config(one_line(&e)))
 }
 
 /// An error and its causes on one line.

@@ -3,6 +3,7 @@
 pub mod connect;
 pub mod join;
 pub mod registry;
+pub mod transport;
 pub mod uploaded;
 
 pub use connect::{ClusterSpec, connect};

@@ -15,6 +15,7 @@ use super::SyncContext;
 use super::discovery::{Filter, discover};
 use super::watch::watch_type;
 use super::writer::Msg;
+use crate::clusters::transport::WATCHES_PER_CONNECTION;
 use crate::clusters::{Cluster, Ownership, connect};
 
 /// How often the cluster is probed and rediscovered (new CRDs show up within this).
@@ -95,9 +96,11 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
     info!(cluster = cluster.name(), version = %version.git_version, types = wanted.len(), watching, "cluster connected");
 
     let mut tasks = JoinSet::new();
-    let mut running: BTreeMap<Gvr, AbortHandle> = BTreeMap::new();
+    let mut running: BTreeMap<Gvr, (AbortHandle, usize)> = BTreeMap::new();
+    let mut connections = Connections { clients: vec![client.clone()], watches: vec![0] };
     for (gvr, info) in wanted {
-        running.insert(gvr, tasks.spawn(watch_type(ctx.clone(), cluster.clone(), client.clone(), info)));
+        let (c, i) = connections.take(cluster).await?;
+        running.insert(gvr, (tasks.spawn(watch_type(ctx.clone(), cluster.clone(), c, info)), i));
     }
     let mut failures = 0;
     loop {
@@ -121,8 +124,9 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         cluster.set_catalog(catalog);
         let gone: Vec<Gvr> = running.keys().filter(|g| !wanted.contains_key(*g)).cloned().collect();
         for gvr in gone {
-            if let Some(h) = running.remove(&gvr) {
+            if let Some((h, i)) = running.remove(&gvr) {
                 h.abort();
+                connections.watches[i] -= 1;
             }
             info!(cluster = cluster.name(), %gvr, "type removed");
             let _ = ctx.writer.send(Msg::DropGvr(cluster.clone(), gvr)).await;
@@ -135,12 +139,45 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
             cluster.update(|s| {
                 s.pending_init.insert(gvr.clone());
             });
-            running.insert(gvr, tasks.spawn(watch_type(ctx.clone(), cluster.clone(), client.clone(), info)));
+            let (c, i) = match connections.take(cluster).await {
+                Ok(taken) => taken,
+                Err(e) => {
+                    warn!(cluster = cluster.name(), %gvr, error = %e, "no connection for a new type; trying again");
+                    cluster.update(|s| {
+                        s.pending_init.remove(&gvr);
+                    });
+                    continue;
+                }
+            };
+            running.insert(gvr, (tasks.spawn(watch_type(ctx.clone(), cluster.clone(), c, info)), i));
         }
         let types: BTreeSet<Gvr> = running.keys().cloned().collect();
         cluster.update(|s| s.synced_types = types);
         // Reap finished tasks (they only end when aborted).
         while tasks.try_join_next().is_some() {}
+    }
+}
+
+/// The connections of one cluster's watches: HTTP/2 carries many watches on one connection,
+/// up to [`WATCHES_PER_CONNECTION`] each (API servers cap the streams of a connection).
+struct Connections {
+    clients: Vec<Client>,
+    watches: Vec<usize>,
+}
+
+impl Connections {
+    /// A client with room for one more watch (a new connection when all are full), and its index.
+    async fn take(&mut self, cluster: &Cluster) -> Result<(Client, usize), String> {
+        let i = match self.watches.iter().position(|&n| n < WATCHES_PER_CONNECTION) {
+            Some(i) => i,
+            None => {
+                self.clients.push(connect(&cluster.spec).await.map_err(|e| e.to_string())?);
+                self.watches.push(0);
+                self.clients.len() - 1
+            }
+        };
+        self.watches[i] += 1;
+        Ok((self.clients[i].clone(), i))
     }
 }
 
