@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt as _;
 use kube::Client;
 use mc_types::Gvr;
 use mc_types::gvr::ResourceInfo;
@@ -41,9 +42,16 @@ pub fn spawn_cluster(ctx: SyncContext, cluster: Arc<Cluster>) {
 async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
     let mut backoff = Duration::from_secs(1);
     loop {
-        let err = match session(&ctx, &cluster).await {
-            Ok(never) => match never {},
-            Err(e) => e,
+        // A panic (a bug) ends the session like a lost connection: reported on the cluster and
+        // retried, instead of leaving it `Connecting` forever.
+        let err = match std::panic::AssertUnwindSafe(session(&ctx, &cluster)).catch_unwind().await {
+            Ok(Ok(never)) => match never {},
+            Ok(Err(e)) => e,
+            Err(panic) => {
+                let why = panic_message(panic.as_ref());
+                tracing::error!(cluster = cluster.name(), panic = %why, "the cluster's sync failed; restarting it");
+                format!("the sync of this cluster failed ({why}); restarting it")
+            }
         };
         let was_ready = cluster.state().ready;
         cluster.set_client(None);
@@ -153,9 +161,37 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         }
         let types: BTreeSet<Gvr> = running.keys().cloned().collect();
         cluster.update(|s| s.synced_types = types);
-        // Reap finished tasks (they only end when aborted).
-        while tasks.try_join_next().is_some() {}
+        // Reap finished tasks: they end only when aborted, or when they panic (a bug). A type
+        // whose watcher panicked is reported and watched again at the next rediscovery.
+        while let Some(done) = tasks.try_join_next_with_id() {
+            let Err(e) = done else { continue };
+            if !e.is_panic() {
+                continue;
+            }
+            let id = e.id();
+            let why = panic_message(e.into_panic().as_ref());
+            let Some(gvr) = running.iter().find(|(_, (h, _))| h.id() == id).map(|(g, _)| g.clone()) else {
+                continue;
+            };
+            if let Some((_, i)) = running.remove(&gvr) {
+                connections.watches[i] -= 1;
+            }
+            tracing::error!(cluster = cluster.name(), %gvr, panic = %why, "a watcher failed; restarting it");
+            let at = k8s_openapi::jiff::Timestamp::now();
+            cluster.update(|s| {
+                s.message = Some(format!("{gvr}: its watcher failed at {at} ({why}); restarted"))
+            });
+        }
     }
+}
+
+/// The message of a panic, if it has one.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
 }
 
 /// The connections of one cluster's watches: HTTP/2 carries many watches on one connection,
