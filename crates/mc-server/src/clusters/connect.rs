@@ -58,6 +58,22 @@ pub struct ClusterSpec {
 }
 
 impl ClusterSpec {
+    /// A spec for unit tests: not the master, nothing to connect to (127.0.0.1:1).
+    #[cfg(test)]
+    pub fn for_test(name: &str) -> Self {
+        ClusterSpec {
+            name: name.into(),
+            is_master: false,
+            insecure: false,
+            kubeconfig: None,
+            source: "test".into(),
+            context: None,
+            host: "https://127.0.0.1:1".into(),
+            labels: Default::default(),
+            allow: Vec::new(),
+        }
+    }
+
     /// Reads and checks a kubeconfig file; an empty path means in-cluster.
     pub fn from_file(name: &str, path: &Path, context: Option<String>, insecure: bool) -> Result<Self> {
         if path.as_os_str().is_empty() {

@@ -463,17 +463,7 @@ mod tests {
     use super::*;
 
     fn cluster(name: &str) -> Arc<Cluster> {
-        Arc::new(Cluster::new(ClusterSpec {
-            name: name.into(),
-            is_master: false,
-            insecure: false,
-            kubeconfig: None,
-            source: "test".into(),
-            context: None,
-            host: "https://127.0.0.1:1".into(),
-            labels: Default::default(),
-            allow: Vec::new(),
-        }))
+        Arc::new(Cluster::new(ClusterSpec::for_test(name)))
     }
 
     #[test]

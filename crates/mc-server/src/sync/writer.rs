@@ -381,17 +381,7 @@ mod tests {
     use crate::clusters::ClusterSpec;
 
     fn cluster(name: &str) -> Arc<Cluster> {
-        Arc::new(Cluster::new(ClusterSpec {
-            name: name.into(),
-            is_master: false,
-            insecure: false,
-            kubeconfig: None,
-            source: "test".into(),
-            context: None,
-            host: "https://127.0.0.1:1".into(),
-            labels: Default::default(),
-            allow: Vec::new(),
-        }))
+        Arc::new(Cluster::new(ClusterSpec::for_test(name)))
     }
 
     fn objects(from: usize, to: usize) -> Vec<StoredObject> {
