@@ -102,6 +102,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $server := dict "port" 31888 "bind" "0.0.0.0" "anonymousRead" .Values.anonymousRead "metricsAuth" .Values.metricsAuth }}
 {{- with .Values.tokens }}{{ $_ := set $server "tokens" . }}{{ end }}
 {{- $sync := dict "excludeGroups" .Values.sync.excludeGroups "excludeResources" .Values.sync.excludeResources "redactSecrets" .Values.sync.redactSecrets }}
+{{- with .Values.sync.maxClustersPerReplica }}{{ $_ := set $sync "maxClustersPerReplica" (int .) }}{{ end }}
 {{- toYaml (dict "clusters" $clusters "server" $server "sync" $sync) }}
 {{- end }}
 
