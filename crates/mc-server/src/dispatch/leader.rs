@@ -1,5 +1,6 @@
 //! Leader election through a `coordination.k8s.io/v1` Lease in the master cluster: only the
-//! leader dispatches (and, on a shared database, writes sync data); the others serve queries.
+//! leader dispatches; every replica serves queries. (Sync data on a shared database is split per
+//! cluster through Leases of its own: see `sync::shard`.)
 
 use std::time::Duration;
 

@@ -51,7 +51,7 @@ pub async fn run(
     registry.set_master_problem(Some(crds::PENDING.into()));
     let client = connect_with_retry(&master).await;
     // A CRD that cannot be installed is reported and retried, but never holds up leader
-    // election: on a shared database the leader is also the one that writes sync data.
+    // election: MultiClusterResources already in the master still need a leader.
     tokio::spawn(crds::install_until_done(client.clone(), registry.clone()));
     let identity = config.identity.clone();
     let mut rx = leading.subscribe();
