@@ -115,16 +115,27 @@ fn line(ev: WatchEvent) -> Bytes {
 /// million objects holds ~20 MiB instead of ~250. Two keys of one watch share a hash
 /// with a probability of about n²/2⁶⁵ (3·10⁻⁸ at a million); the cost would be one `MODIFIED`
 /// where `ADDED` was due, and a client cannot aim for it without the key.
+///
+/// A watch resumed from a `resourceVersion` does not know what its client holds: it counts every
+/// object as possibly held until it has told the client otherwise, so an object that stops
+/// matching the selectors is `DELETED` once (a client that never had it drops nothing).
 #[derive(Default)]
 pub(crate) struct Known {
     hashes: HashSet<u64>,
     hasher: std::collections::hash_map::RandomState,
+    /// Resumed: the keys the client was told are gone (everything else may be held).
+    resumed: Option<HashSet<u64>>,
 }
 
 impl Known {
-    /// An empty set with its own hash key.
+    /// An empty set with its own hash key (the client starts from this watch's snapshot).
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// For a watch resumed from a version: the client may hold any object.
+    pub(crate) fn resumed() -> Self {
+        Self { resumed: Some(HashSet::new()), ..Self::default() }
     }
 
     fn hash(&self, cluster: &str, namespace: &str, name: &str) -> u64 {
@@ -134,13 +145,21 @@ impl Known {
     /// Records a key; `true` if it was not known.
     pub(crate) fn insert(&mut self, cluster: &str, namespace: &str, name: &str) -> bool {
         let h = self.hash(cluster, namespace, name);
+        if let Some(gone) = &mut self.resumed {
+            gone.remove(&h);
+        }
         self.hashes.insert(h)
     }
 
-    /// Forgets a key; `true` if it was known.
+    /// Forgets a key; `true` if the client may hold it (it was shown, or the watch resumed and
+    /// has not told the client it is gone yet).
     pub(crate) fn remove(&mut self, cluster: &str, namespace: &str, name: &str) -> bool {
         let h = self.hash(cluster, namespace, name);
-        self.hashes.remove(&h)
+        let shown = self.hashes.remove(&h);
+        match &mut self.resumed {
+            Some(gone) => gone.insert(h) || shown,
+            None => shown,
+        }
     }
 
     /// Whether nothing is known.
@@ -247,5 +266,25 @@ mod tests {
             ]
         );
         assert!(known.is_empty());
+
+        // Resumed from a version: the client may hold the object, so leaving the selector is
+        // told once; coming back is ADDED; deletions are told as they come (as without resuming).
+        let mut known = Known::resumed();
+        let seen: Vec<_> = [
+            notice("ns", Some("back"), false),
+            notice("ns", Some("back"), false),
+            notice("ns", Some("front"), false),
+            notice("ns", Some("front"), false),
+            notice("other", Some("back"), false),
+            notice("ns", None, true),
+            notice("ns", None, true),
+        ]
+        .iter()
+        .map(|n| classify(&q, n, &mut known))
+        .collect();
+        assert_eq!(
+            seen,
+            [Some(Deleted), None, Some(Added), Some(Modified), None, Some(Deleted), Some(Deleted)]
+        );
     }
 }

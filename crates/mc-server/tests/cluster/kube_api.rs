@@ -332,6 +332,51 @@ async fn kubectl_get_w_and_a_kube_rs_watcher_follow_changes_from_a_resource_vers
     assert_eq!(seen.first(), Some(&"apply"));
     assert_eq!(seen.last(), Some(&"delete"));
 
+    // A watch resumed from a list's version: an object that stopped matching the label selector
+    // in between is DELETED (the watch cannot know whether its client holds it, so it says so).
+    env.kubectl(member, &["create", "configmap", "selected", "-n", ns]).unwrap();
+    env.kubectl(member, &["label", "configmap", "selected", "-n", ns, "tier=front"]).unwrap();
+    let list = format!("{url}/api/v1/namespaces/{ns}/configmaps?labelSelector=tier%3Dfront");
+    let rv = crate::testenv::eventually("the labelled object listed", Duration::from_secs(30), || async {
+        let list: Value = https.get(&list).bearer_auth(TEST_TOKEN).send().await.ok()?.json().await.ok()?;
+        let names: Vec<&str> =
+            list["items"].as_array()?.iter().filter_map(|o| o["metadata"]["name"].as_str()).collect();
+        (names == ["selected"])
+            .then(|| list["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string())
+    })
+    .await;
+    env.kubectl(member, &["label", "configmap", "selected", "-n", ns, "tier=back", "--overwrite"]).unwrap();
+    crate::testenv::eventually(
+        "the relabelled object out of the selector",
+        Duration::from_secs(30),
+        || async {
+            let list: Value =
+                https.get(&list).bearer_auth(TEST_TOKEN).send().await.ok()?.json().await.ok()?;
+            list["items"].as_array()?.is_empty().then_some(())
+        },
+    )
+    .await;
+    let body = https
+        .get(format!("{list}&watch=1&resourceVersion={rv}&timeoutSeconds=2"))
+        .bearer_auth(TEST_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<(String, String)> = body
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap_or("").into(),
+                e["object"]["metadata"]["name"].as_str().unwrap_or("").into(),
+            )
+        })
+        .collect();
+    assert_eq!(events, [("DELETED".to_string(), "selected".to_string())], "{body}");
+
     // A version that is not ours (a member's) or no longer kept: 410 Expired, so clients list again.
     let body = https
         .get(format!("{url}/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion=12345"))

@@ -62,6 +62,7 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
         }
         Some(rv) => match history.parse(rv).and_then(|seq| history.after(seq).map(|kept| (seq, kept))) {
             Ok((seq, kept)) => {
+                known = crate::http::watch::Known::resumed();
                 let mut last = seq;
                 for n in kept.iter() {
                     if let Some(line) = change(&w.query, n, &mut known, &history, w.table.as_ref()) {
