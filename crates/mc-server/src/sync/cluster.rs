@@ -12,10 +12,10 @@ use mc_types::gvr::ResourceInfo;
 use tokio::task::{AbortHandle, JoinSet};
 use tracing::{info, warn};
 
-use super::SyncContext;
 use super::discovery::{Filter, discover};
 use super::watch::watch_type;
 use super::writer::Msg;
+use super::{SyncContext, panic_message};
 use crate::clusters::transport::WATCHES_PER_CONNECTION;
 use crate::clusters::{Cluster, Ownership, connect};
 
@@ -183,15 +183,6 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
             });
         }
     }
-}
-
-/// The message of a panic, if it has one.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".into())
 }
 
 /// The connections of one cluster's watches: HTTP/2 carries many watches on one connection,

@@ -46,3 +46,12 @@ pub struct SyncContext {
     /// Whether the store accepts writes (for `/readyz`).
     pub health: std::sync::Arc<resilient::StoreHealth>,
 }
+
+/// The message of a panic, if it has one (for reporting a bug that was caught).
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into())
+}

@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::FutureExt as _;
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot};
@@ -170,8 +171,41 @@ async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>) {
                 Err(_) => break,
             }
         }
-        write(&w, std::mem::take(&mut batch)).await;
+        // A panic while writing (a bug) loses the batch, not the writer: its types are listed
+        // again, which writes what was lost, and the clusters say so.
+        let touched = touched(&batch);
+        let written =
+            std::panic::AssertUnwindSafe(write(&w, std::mem::take(&mut batch))).catch_unwind().await;
+        if let Err(panic) = written {
+            let why = super::panic_message(panic.as_ref());
+            tracing::error!(panic = %why, types = touched.len(), "writing a batch failed; listing its types again");
+            for (cluster, gvr) in touched {
+                cluster.update(|s| {
+                    s.last_sync_error = Some(format!("{gvr}: a write failed ({why}); listed again"))
+                });
+                cluster.request_relist(&gvr);
+            }
+        }
     }
+}
+
+/// The (cluster, type) pairs whose changes a batch carries.
+fn touched(batch: &[Msg]) -> Vec<(Arc<Cluster>, Gvr)> {
+    let mut seen: BTreeMap<(String, Gvr), Arc<Cluster>> = BTreeMap::new();
+    for msg in batch {
+        let (cluster, gvr) = match msg {
+            Msg::Upsert(c, o, _) => (c, &o.gvr),
+            Msg::Page(c, objects, _, _) => match objects.first() {
+                Some(o) => (c, &o.gvr),
+                None => continue,
+            },
+            Msg::Delete(c, key, _) => (c, &key.0),
+            Msg::InitDone { cluster, gvr, .. } | Msg::DropGvr(cluster, gvr) => (cluster, gvr),
+            Msg::DropCluster(..) | Msg::Barrier(_) => continue,
+        };
+        seen.entry((cluster.name().to_string(), gvr.clone())).or_insert_with(|| cluster.clone());
+    }
+    seen.into_iter().map(|((_, gvr), c)| (c, gvr)).collect()
 }
 
 /// How many objects a message carries (control messages count as one).
@@ -455,5 +489,25 @@ mod tests {
         task.await.unwrap();
         assert_eq!(store.count("mine").await.unwrap(), 30);
         assert_eq!(store.count("theirs").await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_batch_names_each_cluster_and_type_it_carries_once() {
+        let (tx, _rx) = mpsc::channel(MAX_BATCH);
+        let sender = Sender { tx, room: Arc::new(Semaphore::new(MAX_QUEUED)) };
+        let (a, b) = (cluster("a"), cluster("b"));
+        let gvr = Gvr::new("", "v1", "configmaps");
+        let secrets = Gvr::new("", "v1", "secrets");
+        let permit = Arc::clone(&sender.room).acquire_many_owned(3).await.unwrap();
+        let batch = vec![
+            Msg::Page(a.clone(), objects(0, 3), Instant::now(), permit),
+            Msg::Upsert(a.clone(), objects(3, 4).remove(0), Instant::now()),
+            Msg::Delete(b.clone(), Box::new((gvr.clone(), "ns".into(), "x".into(), "u".into())), Instant::now()),
+            Msg::DropGvr(b.clone(), secrets.clone()),
+            Msg::Barrier(oneshot::channel().0),
+        ];
+        let touched: Vec<(String, Gvr)> =
+            touched(&batch).into_iter().map(|(c, g)| (c.name().to_string(), g)).collect();
+        assert_eq!(touched, [("a".into(), gvr.clone()), ("b".into(), gvr), ("b".into(), secrets)]);
     }
 }
