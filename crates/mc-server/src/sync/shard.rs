@@ -13,6 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
@@ -104,7 +105,16 @@ pub async fn run(
             }
         }
         match &client {
-            Some(c) => sharder.pass(&leases(c, &sharder.cfg.namespace)).await,
+            Some(c) => {
+                let api = leases(c, &sharder.cfg.namespace);
+                // A panic (a bug) must not leave this replica writing clusters whose Leases it no
+                // longer renews: it lets go of them, and the next pass starts afresh.
+                if let Err(panic) = std::panic::AssertUnwindSafe(sharder.pass(&api)).catch_unwind().await {
+                    let why = super::panic_message(panic.as_ref());
+                    tracing::error!(panic = %why, "sharded sync: a pass failed; letting go of every cluster");
+                    sharder.let_go(&format!("the sharded sync failed ({why})"));
+                }
+            }
             None => sharder.expire_unrenewed("the master cluster cannot be reached for the sync Leases"),
         }
         tokio::select! {
@@ -300,6 +310,17 @@ impl Sharder {
         for cluster in self.registry.all() {
             if matches!(cluster.ownership(), Ownership::Pending(_)) {
                 cluster.set_ownership(Ownership::Pending(Some(reason.to_string())));
+            }
+        }
+    }
+
+    /// Stops syncing every held cluster without touching the Leases (they expire).
+    fn let_go(&mut self, reason: &str) {
+        for name in std::mem::take(&mut self.held).into_keys() {
+            if let Some(cluster) = self.registry.get(&name)
+                && cluster.set_ownership(Ownership::Pending(Some(reason.to_string())))
+            {
+                spawn_cluster(self.sync.clone(), cluster);
             }
         }
     }

@@ -502,7 +502,11 @@ mod tests {
         let batch = vec![
             Msg::Page(a.clone(), objects(0, 3), Instant::now(), permit),
             Msg::Upsert(a.clone(), objects(3, 4).remove(0), Instant::now()),
-            Msg::Delete(b.clone(), Box::new((gvr.clone(), "ns".into(), "x".into(), "u".into())), Instant::now()),
+            Msg::Delete(
+                b.clone(),
+                Box::new((gvr.clone(), "ns".into(), "x".into(), "u".into())),
+                Instant::now(),
+            ),
             Msg::DropGvr(b.clone(), secrets.clone()),
             Msg::Barrier(oneshot::channel().0),
         ];
