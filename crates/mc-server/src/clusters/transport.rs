@@ -12,9 +12,11 @@ use kube::client::ConfigExt;
 use kube::{Client, Config};
 use tower::{BoxError, ServiceBuilder};
 
-/// The most watches one connection carries: API servers allow 250 concurrent streams per
-/// connection by default (Go's HTTP/2 server), and requests other than watches need room too.
-pub const WATCHES_PER_CONNECTION: usize = 100;
+/// The most watches one connection carries. kube-apiserver allows 100 concurrent streams per
+/// connection unless `--http2-max-streams-per-connection` says otherwise (k8s.io/apiserver
+/// `secure_serving.go`), and a request beyond that waits for a free stream: half of them leaves
+/// room for probes, discovery and dispatch on the first connection.
+pub const WATCHES_PER_CONNECTION: usize = 50;
 
 /// How often an idle HTTP/2 connection is pinged, and how long the answer may take: a peer that
 /// went away is noticed within both, even while every watch on it is quiet.
