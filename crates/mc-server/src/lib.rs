@@ -6,6 +6,7 @@ pub mod clusters;
 pub mod config;
 pub mod dispatch;
 pub mod http;
+pub mod lease;
 pub mod listener;
 pub mod metrics;
 pub mod server;

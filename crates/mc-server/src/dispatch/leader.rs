@@ -5,18 +5,16 @@
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Client;
-use kube::api::{Api, PostParams};
-use serde_json::json;
+use kube::api::Api;
 use tokio::sync::watch;
 use tracing::{info, warn};
 
 /// Lease name.
 pub const LEASE_NAME: &str = "mc-server-leader";
 /// How long a lease is valid without renewal: the hand-over time when a leader dies.
-pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+pub const LEASE_DURATION: Duration = crate::lease::DURATION;
 /// How often the holder renews (and others try).
 const RETRY: Duration = Duration::from_secs(2);
 
@@ -61,51 +59,34 @@ pub async fn elect(
 }
 
 async fn release(api: &Api<Lease>, me: &str) -> kube::Result<()> {
-    let Some(mut lease) = api.get_opt(LEASE_NAME).await? else { return Ok(()) };
-    let spec = lease.spec.get_or_insert_with(Default::default);
-    if spec.holder_identity.as_deref() != Some(me) {
+    let Some(lease) = api.get_opt(LEASE_NAME).await? else { return Ok(()) };
+    if lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()) != Some(me) {
         return Ok(());
     }
-    spec.holder_identity = None;
-    spec.renew_time = None;
-    api.replace(LEASE_NAME, &PostParams::default(), &lease).await.map(|_| ())
+    crate::lease::release(api, lease).await.map(|_| ())
 }
 
 async fn try_acquire(api: &Api<Lease>, me: &str) -> kube::Result<bool> {
     let now = Timestamp::now();
     let secs = i32::try_from(LEASE_DURATION.as_secs()).unwrap_or(15);
-    let Some(mut lease) = api.get_opt(LEASE_NAME).await? else {
-        let lease: Lease = serde_json::from_value(json!({
-            "metadata": {"name": LEASE_NAME},
-            "spec": {"holderIdentity": me, "leaseDurationSeconds": secs,
-                     "acquireTime": MicroTime(now), "renewTime": MicroTime(now), "leaseTransitions": 0}
-        }))
-        .map_err(kube::Error::SerdeError)?;
-        return match api.create(&PostParams::default(), &lease).await {
-            Ok(_) => Ok(true),
-            Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
-            Err(e) => Err(e),
-        };
+    let written = match api.get_opt(LEASE_NAME).await? {
+        None => crate::lease::create(api, LEASE_NAME, Default::default(), me).await,
+        Some(lease) => {
+            let spec = lease.spec.clone().unwrap_or_default();
+            let holder = spec.holder_identity.clone().unwrap_or_default();
+            let expired = spec.renew_time.as_ref().is_none_or(|t| {
+                let dur = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(secs)));
+                t.0.checked_add(dur).map(|end| end < now).unwrap_or(true)
+            });
+            if holder != me && !expired && !holder.is_empty() {
+                return Ok(false);
+            }
+            crate::lease::hold(api, lease, me).await
+        }
     };
-    let spec = lease.spec.get_or_insert_with(Default::default);
-    let holder = spec.holder_identity.clone().unwrap_or_default();
-    let expired = spec.renew_time.as_ref().is_none_or(|t| {
-        let dur = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(secs)));
-        t.0.checked_add(dur).map(|end| end < now).unwrap_or(true)
-    });
-    if holder != me && !expired && !holder.is_empty() {
-        return Ok(false);
-    }
-    if holder != me {
-        spec.acquire_time = Some(MicroTime(now));
-        spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
-    }
-    spec.holder_identity = Some(me.to_string());
-    spec.lease_duration_seconds = Some(secs);
-    spec.renew_time = Some(MicroTime(now));
-    // `replace` carries the resourceVersion: two contenders cannot both win.
-    match api.replace(LEASE_NAME, &PostParams::default(), &lease).await {
+    match written {
         Ok(_) => Ok(true),
+        // Another contender wrote first.
         Err(kube::Error::Api(s)) if s.code == 409 => Ok(false),
         Err(e) => Err(e),
     }

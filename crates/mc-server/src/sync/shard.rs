@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams};
 use kube::{Client, ResourceExt};
 use tokio::sync::{Notify, watch};
 use tracing::{info, warn};
@@ -30,7 +29,7 @@ pub const LEASE_PREFIX: &str = "mc-sync-";
 /// Label on the per-cluster Leases; its value is the cluster name.
 pub const SHARD_LABEL: &str = "mulitcluster.practice.com/sync-cluster";
 /// How long a Lease stays valid without renewal: the takeover time when a replica dies.
-pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+pub const LEASE_DURATION: Duration = crate::lease::DURATION;
 /// How often the Leases are looked at (and free ones taken).
 const PASS: Duration = Duration::from_secs(2);
 /// A held Lease is renewed when its last renewal is older than this.
@@ -221,7 +220,7 @@ impl Sharder {
                 if !due {
                     return Ownership::Mine(me);
                 }
-                match write(api, lease, &me, false).await {
+                match crate::lease::hold(api, lease, &me).await {
                     Ok(lease) => {
                         self.held.insert(name, Held { lease, renewed: Instant::now() });
                         Ownership::Mine(me)
@@ -241,18 +240,19 @@ impl Sharder {
                 Ownership::Other(h)
             }
             (lease, _) => {
-                if self.held.contains_key(&name) {
-                    // Held by this replica, but the Lease is gone or handed back: take it again.
-                    self.held.remove(&name);
-                }
+                // Held by this replica, but the Lease is gone or handed back: take it again.
+                self.held.remove(&name);
                 if let Some(max) = self.cfg.max
                     && self.held.len() >= max
                 {
                     return Ownership::NoRoom(max);
                 }
                 let taken = match lease {
-                    Some(lease) => write(api, lease, &me, true).await,
-                    None => create(api, &name, &me).await,
+                    Some(lease) => crate::lease::hold(api, lease, &me).await,
+                    None => {
+                        let labels = [(SHARD_LABEL.to_string(), name.clone())].into();
+                        crate::lease::create(api, &lease_name(&name), labels, &me).await
+                    }
                 };
                 match taken {
                     Ok(lease) => {
@@ -333,12 +333,7 @@ impl Sharder {
                 cluster.set_ownership(Ownership::Pending(Some("this replica is stopping".into())));
                 cluster.stop();
             }
-            let mut lease = held.lease;
-            if let Some(spec) = lease.spec.as_mut() {
-                spec.holder_identity = None;
-                spec.renew_time = None;
-            }
-            match api.replace(&lease.name_any(), &PostParams::default(), &lease).await {
+            match crate::lease::release(api, held.lease).await {
                 Ok(_) => info!(cluster = %name, "sharded sync: Lease released"),
                 Err(e) => {
                     warn!(cluster = %name, error = %crate::clusters::connect::one_line(&e), "sharded sync: releasing the Lease failed")
@@ -346,31 +341,4 @@ impl Sharder {
             }
         }
     }
-}
-
-/// Creates the Lease of `cluster`, held by `me`.
-async fn create(api: &Api<Lease>, cluster: &str, me: &str) -> kube::Result<Lease> {
-    let now = MicroTime(Timestamp::now());
-    let lease: Lease = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": lease_name(cluster), "labels": {SHARD_LABEL: cluster}},
-        "spec": {"holderIdentity": me, "leaseDurationSeconds": LEASE_DURATION.as_secs(),
-                 "acquireTime": now, "renewTime": now, "leaseTransitions": 0}
-    }))
-    .map_err(kube::Error::SerdeError)?;
-    api.create(&PostParams::default(), &lease).await
-}
-
-/// Writes `lease` as held by `me` (`take`: a new holder). `replace` carries the
-/// resourceVersion, so two replicas cannot both win.
-async fn write(api: &Api<Lease>, mut lease: Lease, me: &str, take: bool) -> kube::Result<Lease> {
-    let now = MicroTime(Timestamp::now());
-    let spec = lease.spec.get_or_insert_with(Default::default);
-    if take {
-        spec.acquire_time = Some(now.clone());
-        spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
-    }
-    spec.holder_identity = Some(me.to_string());
-    spec.lease_duration_seconds = Some(LEASE_DURATION.as_secs() as i32);
-    spec.renew_time = Some(now);
-    api.replace(&lease.name_any(), &PostParams::default(), &lease).await
 }
