@@ -240,7 +240,7 @@ async fn restore_joined(
             Ok(n) => {
                 for stale in store.cluster_names().await.unwrap_or_default() {
                     if registry.get(&stale).is_none() {
-                        let n = store.delete_cluster(&stale).await.unwrap_or(0);
+                        let n = store.delete_cluster(&stale).await.map_or(0, |gone| gone.len());
                         info!(cluster = %stale, rows = n, "removed rows of a cluster no longer configured or joined");
                     }
                 }

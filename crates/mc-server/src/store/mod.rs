@@ -553,12 +553,27 @@ impl Store {
     }
 
     /// After a fresh list whose unchanged objects were skipped (see [`Store::list_keys`]): removes
-    /// the rows of one type in one cluster whose uid is not in `keep`. Returns how many.
-    pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<u64> {
+    /// the rows of one type in one cluster whose uid is not in `keep`. Returns them as deletions,
+    /// for the watch streams (a list after a gap is how a deletion the watch missed is found).
+    pub async fn delete_missing(
+        &self,
+        cluster: &str,
+        gvr: &Gvr,
+        keep: &HashSet<String>,
+    ) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |uid| keep.contains(uid)).await?;
         tx.commit().await?;
         Ok(deleted)
+    }
+
+    /// The rows [`Store::delete_missing`] would remove, as deletions, without removing them: a
+    /// replica that watches a cluster another replica writes tells its own watch streams.
+    pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<Vec<Change>> {
+        let mut tx = self.begin(false).await?;
+        let rows = tx.fetch(sql::select_gvr_rows(tx.dialect, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
+        tx.commit().await?;
+        Ok(rows.into_iter().filter(|r| !keep.contains(r.str(1))).map(|r| gone(gvr, r)).collect())
     }
 
     /// Every cluster that has objects or a cluster row, by name.
@@ -574,29 +589,43 @@ impl Store {
         Ok(rows.into_iter().map(|mut r| r.text(0)).collect())
     }
 
-    /// Removes every object of one type in one cluster (the type went away). Returns how many.
-    pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<u64> {
+    /// Removes every object of one type in one cluster (the type went away). Returns them as
+    /// deletions, for the watch streams.
+    pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
-        let mut b = sql::Builder::new(tx.dialect, "DELETE FROM resources WHERE ");
-        b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
-        let n = tx.execute(b.finish()).await?;
+        let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |_| false).await?;
         tx.commit().await?;
-        Ok(n)
+        Ok(deleted)
     }
 
     /// Removes every object of a cluster, their labels and the cluster's row (unjoin). Returns
-    /// how many objects were removed.
-    pub async fn delete_cluster(&self, cluster: &str) -> Result<u64> {
+    /// the objects removed as deletions, for the watch streams.
+    pub async fn delete_cluster(&self, cluster: &str) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
+        let mut b = sql::Builder::new(
+            d,
+            "SELECT \"group\", version, resource, namespace, name, uid FROM resources WHERE cluster = ",
+        );
+        b.bind(cluster);
+        let rows = tx.fetch(b.finish(), &[Col::Text; 6]).await?;
+        let gone = rows
+            .into_iter()
+            .map(|mut r| Change::Delete {
+                gvr: Gvr::new(r.text(0), r.text(1), r.text(2)),
+                namespace: r.text(3),
+                name: r.text(4),
+                uid: r.text(5),
+            })
+            .collect();
         let mut b = sql::Builder::new(d, "DELETE FROM resources WHERE cluster = ");
         b.bind(cluster);
-        let n = tx.execute(b.finish()).await?;
+        tx.execute(b.finish()).await?;
         let mut b = sql::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);
         tx.execute(b.finish()).await?;
         tx.commit().await?;
-        Ok(n)
+        Ok(gone)
     }
 
     /// Lists objects in the stable order, one page at a time.
@@ -725,31 +754,36 @@ impl Store {
 /// Stored `(hash, resource_version)` by uid.
 type StoredVersions = HashMap<String, (Option<String>, Option<String>)>;
 
-/// Deletes the rows of one type in one cluster whose uid `keep` rejects; returns how many and
-/// the `(hash, resource_version)` of the rows kept.
+/// Deletes the rows of one type in one cluster whose uid `keep` rejects; returns them as
+/// deletions, and the `(hash, resource_version)` of the rows kept.
 async fn delete_stale(
     tx: &mut Tx,
     cluster: &str,
     gvr: &Gvr,
     keep: impl Fn(&str) -> bool,
-) -> Result<(u64, StoredVersions)> {
+) -> Result<(Vec<Change>, StoredVersions)> {
     let d = tx.dialect;
     let existing = tx.fetch(sql::select_gvr_rows(d, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
     let mut kept = HashMap::with_capacity(existing.len());
     let mut stale = Vec::new();
+    let mut deleted = Vec::new();
     for mut row in existing {
-        let (id, uid) = (row.int(0), row.text(1));
-        if keep(&uid) {
-            kept.insert(uid, (row.opt_text(2), row.opt_text(3)));
+        if keep(row.str(1)) {
+            kept.insert(row.text(1), (row.opt_text(2), row.opt_text(3)));
         } else {
-            stale.push(id);
+            stale.push(row.int(0));
+            deleted.push(gone(gvr, row));
         }
     }
-    let mut deleted = 0;
     for ids in stale.chunks(sql::CHUNK) {
-        deleted += tx.execute(sql::delete_ids(d, "resources", "id", ids)).await?;
+        tx.execute(sql::delete_ids(d, "resources", "id", ids)).await?;
     }
     Ok((deleted, kept))
+}
+
+/// A [`sql::GVR_ROWS_COLS`] row as the deletion of its object.
+fn gone(gvr: &Gvr, mut row: Row) -> Change {
+    Change::Delete { gvr: gvr.clone(), namespace: row.text(4), name: row.text(5), uid: row.text(1) }
 }
 
 /// One page of query rows in the [`sql::QUERY_COLS`] shape. On SQLite a limited page is read as

@@ -86,6 +86,14 @@ impl Row {
         }
     }
 
+    /// A text cell, borrowed (`""` for any other cell).
+    pub(crate) fn str(&self, i: usize) -> &str {
+        match self.0.get(i) {
+            Some(Cell::Text(s)) => s,
+            _ => "",
+        }
+    }
+
     pub(crate) fn opt_text(&mut self, i: usize) -> Option<String> {
         match self.0.get_mut(i).map(take) {
             Some(Cell::Text(s)) => Some(s),
@@ -426,12 +434,14 @@ pub(crate) fn delete_object(
 
 /// `id, uid, hash, resource_version` of every row of one type in one cluster.
 pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
-    let mut b = Builder::new(d, "SELECT id, uid, hash, resource_version FROM resources WHERE ");
+    let mut b =
+        Builder::new(d, "SELECT id, uid, hash, resource_version, namespace, name FROM resources WHERE ");
     b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
     b.finish()
 }
 
-pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
+pub(crate) const GVR_ROWS_COLS: [Col; 6] =
+    [Col::Int, Col::Text, Col::OptText, Col::OptText, Col::Text, Col::Text];
 
 /// The columns a query returns, in order.
 pub(crate) const QUERY_COLS: [Col; 7] =

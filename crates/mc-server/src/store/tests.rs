@@ -388,7 +388,8 @@ async fn delete_cluster_removes_its_objects_labels_and_row() {
         };
         s.upsert_cluster(&row).await.unwrap();
     }
-    assert_eq!(s.delete_cluster("c1").await.unwrap(), 1);
+    let gone = Change::Delete { gvr: pods(), namespace: String::new(), name: "n".into(), uid: "c1-u".into() };
+    assert_eq!(s.delete_cluster("c1").await.unwrap(), [gone]);
     assert_eq!(s.count("c1").await.unwrap(), 0);
     assert_eq!(label_rows(s).await, 1);
     let clusters = s.list_clusters().await.unwrap();
@@ -439,7 +440,7 @@ async fn counts_keys_and_delete_gvr() {
     let mut keys = s.list_keys("c1", &pods()).await.unwrap();
     keys.sort();
     assert_eq!(keys, vec![("u1".to_string(), "1".to_string()), ("u2".to_string(), "1".to_string())]);
-    assert_eq!(s.delete_gvr("c1", &pods()).await.unwrap(), 2);
+    assert_eq!(s.delete_gvr("c1", &pods()).await.unwrap().len(), 2);
     assert_eq!(s.count("c1").await.unwrap(), 1);
     assert!(s.count_by_gvr("c2").await.unwrap().is_empty());
 }
@@ -496,7 +497,12 @@ async fn delete_missing_keeps_only_the_listed_uids_of_one_type() {
         .unwrap();
     }
     let keep: HashSet<String> = ["u2".to_string(), "not-stored".to_string()].into();
-    assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), 1);
+    // What would go, read without removing it (a replica that does not write the cluster).
+    let gone = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "a".into(), uid: "u1".into() };
+    assert_eq!(s.missing("c1", &pods(), &keep).await.unwrap(), std::slice::from_ref(&gone));
+    assert_eq!(s.count("c1").await.unwrap(), 3);
+    assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), [gone]);
+    assert_eq!(s.missing("c1", &pods(), &keep).await.unwrap(), []);
     assert_eq!(list(s, Query { cluster: Some("c1".into()), ..Query::default() }).await, ["c1/b", "c1/c"]);
     assert_eq!(s.count("c2").await.unwrap(), 3);
     assert_eq!(label_rows(s).await, 3);

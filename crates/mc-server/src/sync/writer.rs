@@ -235,21 +235,27 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
             }
             Msg::InitDone { cluster, gvr, keep } => {
                 flush(w, &mut pending).await;
+                // What the list no longer has was deleted while nobody watched (a watch gap, a
+                // restart, a takeover): gone from the store, and told to the watch streams. A
+                // replica that does not write the cluster only tells its streams.
+                let name = cluster.name();
                 let reconciled = if cluster.syncs() {
-                    let name = cluster.name();
                     resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, &keep)).await
                 } else {
-                    Ok(0)
+                    resilient::retrying_op(&w.health, || w.store.missing(name, &gvr, &keep)).await
                 };
                 match reconciled {
-                    Ok(_) => cluster.update(|s| {
-                        s.pending_init.remove(&gvr);
-                        if s.pending_init.is_empty() && !s.initial_sync_done {
-                            s.initial_sync_done = true;
-                            s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
-                            debug!(cluster = %s.version, "initial sync done");
-                        }
-                    }),
+                    Ok(gone) => {
+                        publish(w, name, &gone);
+                        cluster.update(|s| {
+                            s.pending_init.remove(&gvr);
+                            if s.pending_init.is_empty() && !s.initial_sync_done {
+                                s.initial_sync_done = true;
+                                s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
+                                debug!(cluster = %s.version, "initial sync done");
+                            }
+                        })
+                    }
                     // The type is not synced until a list is written completely: list again.
                     Err(e) => {
                         warn!(cluster = cluster.name(), %gvr, error = %e, "reconcile after list failed; relisting");
@@ -264,12 +270,14 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 flush(w, &mut pending).await;
                 if cluster.syncs() {
                     let name = cluster.name();
-                    if let Err(e) = resilient::retrying_op(&w.health, || w.store.delete_gvr(name, &gvr)).await
-                    {
-                        warn!(cluster = name, %gvr, error = %e, "dropping a removed type failed");
-                        cluster.update(|s| {
-                            s.last_sync_error = Some(format!("{gvr}: dropping the removed type: {e}"))
-                        });
+                    match resilient::retrying_op(&w.health, || w.store.delete_gvr(name, &gvr)).await {
+                        Ok(gone) => publish(w, name, &gone),
+                        Err(e) => {
+                            warn!(cluster = name, %gvr, error = %e, "dropping a removed type failed");
+                            cluster.update(|s| {
+                                s.last_sync_error = Some(format!("{gvr}: dropping the removed type: {e}"))
+                            });
+                        }
                     }
                 }
             }
@@ -279,7 +287,11 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
             }
             Msg::DropCluster(name, reply) => {
                 flush(w, &mut pending).await;
-                let _ = reply.send(resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await);
+                let dropped = resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await;
+                if let Ok(gone) = &dropped {
+                    publish(w, &name, gone);
+                }
+                let _ = reply.send(dropped.map(|gone| gone.len() as u64));
             }
         }
     }
@@ -327,10 +339,7 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
-    // Numbered in write order; copies only when someone watches or versions are kept.
-    for c in &outcome.written {
-        w.history.publish(&w.notices, |seq| notice(seq, &name, c));
-    }
+    publish(w, &name, &outcome.written);
     let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
     let mut relist: Vec<Gvr> = Vec::new();
     for (change, reason) in &outcome.refused {
@@ -362,6 +371,14 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
         cluster.request_relist(&gvr);
     }
     debug!(cluster = %name, changes = n, sanitized = outcome.sanitized, refused = outcome.refused.len(), "batch written");
+}
+
+/// Hands written changes of a cluster to the watch streams, numbered in write order (copies
+/// are made only when someone watches or versions are kept).
+fn publish(w: &Writer, cluster: &str, changes: &[Change]) {
+    for c in changes {
+        w.history.publish(&w.notices, |seq| notice(seq, cluster, c));
+    }
 }
 
 /// The type and `namespace/name` of a change, for reports.

@@ -13,6 +13,13 @@ use crate::testenv::{TestEnv, eventually};
 
 const JOINED_LABEL: &str = "mulitcluster.practice.com/joined-cluster";
 
+/// The next event of a watch, within 10 s.
+async fn next_event<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
+    let line =
+        tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await.expect("an event within 10 s");
+    serde_json::from_str(&line.unwrap().expect("stream open")).unwrap()
+}
+
 /// A config with the master cluster only.
 fn master_only_config(env: &TestEnv) -> std::path::PathBuf {
     let master = &env.clusters[0];
@@ -128,6 +135,18 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     let (_, b) = server.get(&query).await;
     assert!(b.as_array().unwrap().len() >= 4, "{b}");
 
+    // A watch over every cluster is told that the unjoined cluster's objects are gone.
+    let (_, mut lines) =
+        crate::sync::open_watch(&server, "/v1/list_with_cluster?gvr=v1/namespaces&watch=true").await;
+    let mut shown = std::collections::BTreeSet::new();
+    while shown.len() < 4 {
+        let ev = next_event(&mut lines).await;
+        assert_eq!(ev["type"], "ADDED", "{ev}");
+        if ev["clusterName"] == joining.name.as_str() {
+            shown.insert(ev["object"]["metadata"]["name"].as_str().unwrap().to_string());
+        }
+    }
+
     // Unjoin: no rows, no Secret, no MultiCluster; the dispatched copy stays where it is.
     let (status, body) = unjoin(&server, &joining.name).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -135,6 +154,18 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     assert_eq!(body["objectsLeft"], 1, "{body}");
     let (status, _) = server.get(&query).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the cluster is unknown now");
+    while !shown.is_empty() {
+        let ev = next_event(&mut lines).await;
+        if ev["type"] == "ADDED" {
+            continue; // the rest of the snapshot
+        }
+        assert_eq!(
+            (ev["type"].as_str(), ev["clusterName"].as_str()),
+            (Some("DELETED"), Some(joining.name.as_str())),
+            "{ev}"
+        );
+        shown.remove(ev["object"]["metadata"]["name"].as_str().unwrap());
+    }
     let (_, all) = server.get("/v1/list_with_cluster?gvr=v1/configmaps&limit=0").await;
     assert!(
         all.as_array().unwrap().iter().all(|i| i["clusterName"] != joining.name.as_str()),

@@ -660,9 +660,85 @@ async fn watch_with_a_label_selector_deletes_an_object_whose_labels_stop_matchin
     assert_eq!(ev["type"], "DELETED", "{ev}");
 }
 
+/// A deletion the member cluster's watch never carried (made in etcd while its API server was
+/// down) is found by the list after the outage: gone from the store, and `DELETED` on the watch
+/// streams, which would otherwise show the object forever.
+#[tokio::test]
+async fn a_deletion_found_by_the_list_after_an_outage_reaches_watch_streams() {
+    let env = TestEnv::from_env();
+    let cluster = env.clusters.last().unwrap().clone();
+    let client = env.client(&cluster).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    for name in ["ghost", "stays"] {
+        let _ = cms.delete(name, &DeleteParams::default()).await;
+        create_ignoring_conflict(&cms, serde_json::from_value(json!({"metadata": {"name": name}})).unwrap())
+            .await;
+    }
+    let server = McServer::start(&env, "watch-gap", Options::default()).await;
+    let (_, mut lines) = open_watch(
+        &server,
+        &format!(
+            "/v1/list_with_cluster?gvr=v1/configmaps&cluster={}&namespace={NS}&watch=true",
+            cluster.name
+        ),
+    )
+    .await;
+    let mut added = Vec::new();
+    while !(added.contains(&"ghost".to_string()) && added.contains(&"stays".to_string())) {
+        let ev = next(&mut lines).await;
+        assert_eq!(ev["type"], "ADDED", "{ev}");
+        added.push(ev["object"]["metadata"]["name"].as_str().unwrap_or_default().to_string());
+    }
+
+    let dir = env.dir.display().to_string();
+    crate::testenv::testenv_command(&["stop-apiserver", "--dir", &dir, &cluster.name]).unwrap();
+    let restore = Restore(&env, cluster.name.clone());
+    // Behind the API server's back: no watch event is ever sent for this deletion.
+    let key = format!("/registry/configmaps/{NS}/ghost");
+    let key = serde_json::to_value(k8s_openapi::ByteString(key.into_bytes())).unwrap();
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{}/v3/kv/deleterange", cluster.etcd_port))
+        .json(&json!({"key": key}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["deleted"], "1", "etcd deleted the key: {answer}");
+    drop(restore);
+
+    // The watch shows nothing else of the outage: the objects that stayed are unchanged.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let ev = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = tokio::time::timeout(left, lines.next_line())
+            .await
+            .expect("ghost DELETED within 90 s of the API server's restart");
+        let ev: serde_json::Value = serde_json::from_str(&line.unwrap().expect("stream open")).unwrap();
+        if ev["object"]["metadata"]["name"] == "ghost" {
+            break ev;
+        }
+        assert_ne!(ev["type"], "DELETED", "only the ghost is gone: {ev}");
+    };
+    assert_eq!(ev["type"], "DELETED", "{ev}");
+    assert_eq!(ev["clusterName"], cluster.name.as_str());
+    let names = |body: serde_json::Value| -> Vec<String> {
+        let items = body.as_array().cloned().unwrap_or_default();
+        items.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)).collect()
+    };
+    let (_, body) = server
+        .get(&format!("/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&limit=0", cluster.name))
+        .await;
+    let stored = names(body);
+    assert!(stored.contains(&"stays".to_string()) && !stored.contains(&"ghost".to_string()), "{stored:?}");
+    cms.delete("stays", &DeleteParams::default()).await.unwrap();
+}
+
 /// Opens a watch of mc-server (`path` with its query) and checks it answered 200: its
 /// content type and its lines.
-async fn open_watch(
+pub(crate) async fn open_watch(
     server: &McServer,
     path: &str,
 ) -> (String, tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin + use<>>) {

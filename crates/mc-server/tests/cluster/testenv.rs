@@ -12,6 +12,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 pub struct Cluster {
     pub name: String,
     pub kubeconfig: PathBuf,
+    /// Its etcd's client port on 127.0.0.1 (the first of its ports).
+    pub etcd_port: u16,
 }
 
 /// The clusters of `MC_TESTENV_DIR`.
@@ -38,10 +40,14 @@ impl TestEnv {
             .context("no clusters file: is `scripts/testenv up` done for this directory?")?;
         let clusters = list
             .lines()
-            .filter_map(|l| l.split_whitespace().nth(1))
-            .map(|name| Cluster {
+            .filter_map(|l| {
+                let mut fields = l.split_whitespace().skip(1);
+                Some((fields.next()?, fields.next()?.parse().ok()?))
+            })
+            .map(|(name, etcd_port)| Cluster {
                 name: name.to_string(),
                 kubeconfig: dir.join(format!("{name}.kubeconfig")),
+                etcd_port,
             })
             .collect::<Vec<_>>();
         if clusters.is_empty() {

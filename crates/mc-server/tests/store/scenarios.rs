@@ -359,14 +359,20 @@ pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
         s.apply_batch(c, batch.collect()).await.unwrap();
         s.upsert_cluster(&cluster_row(c)).await.unwrap();
     }
-    assert_eq!(s.delete_cluster("c1").await.unwrap(), 50);
+    let gone = s.delete_cluster("c1").await.unwrap();
+    assert_eq!(gone.len(), 50);
+    assert!(
+        gone.iter().all(
+            |c| matches!(c, Change::Delete { gvr, uid, .. } if *gvr == pods() && uid.starts_with("c1-"))
+        )
+    );
     assert_eq!(s.count("c1").await.unwrap(), 0);
     assert_eq!(s.count("c2").await.unwrap(), 50);
     assert_eq!(ctx.table_rows("resource_labels").await, 50);
     let clusters = s.list_clusters().await.unwrap();
     assert_eq!(clusters, vec![cluster_row("c2")]);
     assert!(list(&ctx, Query { cluster: Some("c1".into()), ..labels_query("a") }).await.is_empty());
-    assert_eq!(s.delete_cluster("c1").await.unwrap(), 0, "unjoin twice is harmless");
+    assert_eq!(s.delete_cluster("c1").await.unwrap(), [], "unjoin twice is harmless");
 }
 
 pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
@@ -380,7 +386,11 @@ pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
     }
     let keep: std::collections::HashSet<String> =
         (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
-    assert_eq!(s.delete_missing("c1", &pods(), &keep).await.unwrap(), 900);
+    let gone = s.delete_missing("c1", &pods(), &keep).await.unwrap();
+    assert_eq!(gone.len(), 900);
+    assert!(gone.iter().all(
+        |c| matches!(c, Change::Delete { name, uid, .. } if name.starts_with('p') && !keep.contains(uid))
+    ));
     assert_eq!(s.count("c1").await.unwrap(), 301);
     assert_eq!(s.count("c2").await.unwrap(), 1201);
     assert_eq!(ctx.table_rows("resource_labels").await, 300 + 1200);
@@ -410,7 +420,16 @@ pub async fn delete_gvr_removes_one_type_of_one_cluster(ctx: Ctx) {
         ];
         s.apply_batch(c, batch).await.unwrap();
     }
-    assert_eq!(s.delete_gvr("c1", &pods()).await.unwrap(), 2);
+    let gone = s.delete_gvr("c1", &pods()).await.unwrap();
+    let mut names: Vec<_> = gone
+        .iter()
+        .map(|c| match c {
+            Change::Delete { name, .. } => name.as_str(),
+            _ => "",
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a", "b"]);
     assert_eq!(s.count("c1").await.unwrap(), 1);
     assert_eq!(s.count("c2").await.unwrap(), 3);
     assert_eq!(ctx.table_rows("resource_labels").await, 3);
@@ -565,7 +584,7 @@ pub async fn reconcile_of_30k_objects(ctx: Ctx) {
     assert!(!page.items.is_empty());
 
     let start = Instant::now();
-    assert_eq!(s.delete_cluster("big").await.unwrap(), N as u64);
+    assert_eq!(s.delete_cluster("big").await.unwrap().len(), N);
     let deleted = start.elapsed();
     assert_eq!(ctx.table_rows("resource_labels").await, 0);
     eprintln!(
