@@ -568,7 +568,9 @@ impl Store {
     }
 
     /// The rows [`Store::delete_missing`] would remove, as deletions, without removing them: a
-    /// replica that watches a cluster another replica writes tells its own watch streams.
+    /// replica that watches a cluster another replica writes tells its own watch streams. An
+    /// object that replica wrote after this replica's list was read is among them too; this
+    /// replica's watch brings it back as `ADDED` right after (a blip, never a lasting loss).
     pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<Vec<Change>> {
         let mut tx = self.begin(false).await?;
         let rows = tx.fetch(sql::select_gvr_rows(tx.dialect, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
