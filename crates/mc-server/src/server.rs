@@ -43,15 +43,25 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             "shared store without a master cluster: no Leases to split the clusters; this replica syncs all of them"
         );
     }
+    // One identity per process: the holder of its Leases, the reporter of its Events and the
+    // origin of its changes in the feed.
+    let identity = crate::dispatch::leader::identity();
+    // Replicas that watch only their own clusters tell each other their changes through the
+    // store (see `sync::feed`).
+    let watch_all = settings.max_clusters_per_replica.is_none() || !sharded;
+    let store = if watch_all { store } else { store.record_changes(&identity) };
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
+    if !watch_all {
+        tokio::spawn(crate::sync::feed::run(store.clone(), history.clone(), notices.clone()));
+    }
     let registry = Arc::new(Registry::new());
     let flush = writer.clone();
     let sync = SyncContext {
         store: store.clone(),
         writer,
         shards: sharded.then(crate::sync::shard::Shards::default),
-        watch_all: settings.max_clusters_per_replica.is_none() || !sharded,
+        watch_all,
         notices,
         history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
@@ -68,8 +78,6 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    // One identity per process: the holder of its Leases and the reporter of its Events.
-    let identity = crate::dispatch::leader::identity();
     let sharder = match (&sync.shards, &master) {
         (Some(shards), Some(master)) => Some(tokio::spawn(crate::sync::shard::run(
             master.clone(),

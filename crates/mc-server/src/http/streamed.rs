@@ -92,28 +92,6 @@ pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
 pub type Pages =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<Vec<(String, RawObject)>, super::ApiError>> + Send>>;
 
-/// The `Warning` of a watch on a replica that watches only its share of the clusters
-/// (`sync.maxClustersPerReplica`): which clusters in the watch's scope it does not stream.
-pub fn unwatched_warning(state: &AppState, query: &Query) -> Option<String> {
-    if state.sync.watch_all {
-        return None;
-    }
-    let others: Vec<String> = state
-        .registry
-        .all()
-        .iter()
-        .filter(|c| !c.syncs() && query.cluster.as_deref().is_none_or(|q| q == c.name()))
-        .map(|c| c.name().to_owned())
-        .collect();
-    (!others.is_empty()).then(|| {
-        format!(
-            "this watch carries the changes of the clusters this replica syncs; those of {} are synced by \
-             other replicas and not streamed here (the list before them is complete)",
-            others.join(", ")
-        )
-    })
-}
-
 /// `Warning`s of an answer that starts with `first`: one per cluster of its rows that is not
 /// Synced, or — when more pages follow and the clusters of their rows are known only at the end —
 /// one per cluster in the query's scope that is not Synced.

@@ -22,8 +22,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     query.limit = Some(super::streamed::PAGE);
     query.continue_after = None;
     let first = super::query(state, &query).await?;
-    let mut warnings = super::streamed::warnings(state, &query, &first);
-    warnings.extend(super::streamed::unwatched_warning(state, &query));
+    let warnings = super::streamed::warnings(state, &query, &first);
     query.limit = None;
     let pages = super::streamed::pages(state.clone(), query.clone(), first);
     let query = Arc::new(query);

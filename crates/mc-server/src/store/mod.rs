@@ -18,6 +18,7 @@
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
 mod digests;
+mod feed;
 mod mysql;
 mod object;
 mod postgres;
@@ -36,6 +37,7 @@ use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use digests::{DigestPage, DigestRow};
+pub use feed::FeedChange;
 pub use object::{Change, StoredObject};
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
@@ -306,6 +308,9 @@ pub struct Store {
     pool: Pool,
     /// SQLite allows one writer at a time: serialising writes here avoids busy errors.
     write_lock: Arc<Mutex<()>>,
+    /// Set: every change written is recorded in the change feed as this replica's (see
+    /// [`feed`]).
+    origin: Option<Arc<str>>,
 }
 
 #[derive(Clone)]
@@ -380,7 +385,7 @@ impl Store {
         } else {
             return Err(Error::UnsupportedUrl { url: redact_url(url) });
         };
-        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())) })
+        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())), origin: None })
     }
 
     /// Refreshes the query planner's statistics where the database does not do it by itself
@@ -509,6 +514,7 @@ impl Store {
         }
         let prepared: Vec<Prepared<'_>> = pending.into_iter().flatten().map(Prepared::new).collect();
         write_objects(&mut tx, cluster, &prepared).await?;
+        feed::record(&mut tx, self.origin.as_deref(), cluster, events).await?;
         tx.commit().await
     }
 
@@ -563,6 +569,7 @@ impl Store {
     ) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |uid| keep.contains(uid)).await?;
+        feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
         tx.commit().await?;
         Ok(deleted)
     }
@@ -596,6 +603,7 @@ impl Store {
     pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |_| false).await?;
+        feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
         tx.commit().await?;
         Ok(deleted)
     }
@@ -611,7 +619,7 @@ impl Store {
         );
         b.bind(cluster);
         let rows = tx.fetch(b.finish(), &[Col::Text; 6]).await?;
-        let gone = rows
+        let gone: Vec<Change> = rows
             .into_iter()
             .map(|mut r| Change::Delete {
                 gvr: Gvr::new(r.text(0), r.text(1), r.text(2)),
@@ -626,6 +634,7 @@ impl Store {
         let mut b = sql::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);
         tx.execute(b.finish()).await?;
+        feed::record(&mut tx, self.origin.as_deref(), cluster, &gone).await?;
         tx.commit().await?;
         Ok(gone)
     }

@@ -77,6 +77,12 @@ impl History {
         let _ = notices.send(notice);
     }
 
+    /// Whether a change published now would be read by anyone: a watch stream, or the kept
+    /// changes.
+    pub fn wanted(&self, notices: &Notices) -> bool {
+        self.ring().recording || notices.receiver_count() > 0
+    }
+
     /// The resourceVersion of now, for a list: a watch from it misses nothing written after.
     /// Starts keeping changes if nobody asked before.
     pub fn resource_version(&self) -> String {

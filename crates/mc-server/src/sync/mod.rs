@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod discovery;
+pub mod feed;
 pub mod history;
 pub mod object;
 pub mod resilient;
@@ -29,7 +30,9 @@ pub struct SyncContext {
     pub shards: Option<shard::Shards>,
     /// Watch every cluster, also those another replica syncs (their changes reach this
     /// replica's watch streams without being written). Off only when a replica's clusters are
-    /// limited (`sync.maxClustersPerReplica`): then a replica watches only its own.
+    /// limited (`sync.maxClustersPerReplica`): then a replica watches only its own, and the
+    /// changes of the others reach its watch streams through the store's change feed
+    /// ([`feed`]).
     pub watch_all: bool,
     /// Changes written, for watch streams.
     pub notices: writer::Notices,

@@ -403,26 +403,28 @@ fn notice(seq: u64, cluster: &str, change: &Change) -> Notice {
             labels: o.labels.clone(),
             object: o.object.clone(),
         },
-        Change::Delete { gvr, namespace, name, uid } => {
-            let mut meta = serde_json::Map::new();
-            meta.insert("name".into(), name.clone().into());
-            if !namespace.is_empty() {
-                meta.insert("namespace".into(), namespace.clone().into());
-            }
-            meta.insert("uid".into(), uid.clone().into());
-            let identity = serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta});
-            Notice {
-                seq,
-                cluster: cluster.to_string(),
-                gvr: gvr.clone(),
-                namespace: namespace.clone(),
-                name: name.clone(),
-                deleted: true,
-                labels: BTreeMap::new(),
-                object: RawObject::from_value(&identity),
-            }
-        }
+        Change::Delete { gvr, namespace, name, uid } => Notice {
+            seq,
+            cluster: cluster.to_string(),
+            gvr: gvr.clone(),
+            namespace: namespace.clone(),
+            name: name.clone(),
+            deleted: true,
+            labels: BTreeMap::new(),
+            object: identity(gvr, namespace, name, uid),
+        },
     }
+}
+
+/// What a deletion's event carries: the object's identity (its last state is not kept).
+pub(crate) fn identity(gvr: &Gvr, namespace: &str, name: &str, uid: &str) -> RawObject {
+    let mut meta = serde_json::Map::new();
+    meta.insert("name".into(), name.into());
+    if !namespace.is_empty() {
+        meta.insert("namespace".into(), namespace.into());
+    }
+    meta.insert("uid".into(), uid.into());
+    RawObject::from_value(&serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta}))
 }
 
 #[cfg(test)]

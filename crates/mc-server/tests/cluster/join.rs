@@ -13,13 +13,6 @@ use crate::testenv::{TestEnv, eventually};
 
 const JOINED_LABEL: &str = "mulitcluster.practice.com/joined-cluster";
 
-/// The next event of a watch, within 10 s.
-async fn next_event<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
-    let line =
-        tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await.expect("an event within 10 s");
-    serde_json::from_str(&line.unwrap().expect("stream open")).unwrap()
-}
-
 /// A config with the master cluster only.
 fn master_only_config(env: &TestEnv) -> std::path::PathBuf {
     let master = &env.clusters[0];
@@ -140,7 +133,7 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
         crate::sync::open_watch(&server, "/v1/list_with_cluster?gvr=v1/namespaces&watch=true").await;
     let mut shown = std::collections::BTreeSet::new();
     while shown.len() < 4 {
-        let ev = next_event(&mut lines).await;
+        let ev = crate::sync::next_within(&mut lines, Duration::from_secs(10)).await;
         assert_eq!(ev["type"], "ADDED", "{ev}");
         if ev["clusterName"] == joining.name.as_str() {
             shown.insert(ev["object"]["metadata"]["name"].as_str().unwrap().to_string());
@@ -155,7 +148,7 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     let (status, _) = server.get(&query).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the cluster is unknown now");
     while !shown.is_empty() {
-        let ev = next_event(&mut lines).await;
+        let ev = crate::sync::next_within(&mut lines, Duration::from_secs(10)).await;
         if ev["type"] == "ADDED" {
             continue; // the rest of the snapshot
         }

@@ -751,7 +751,16 @@ pub(crate) async fn open_watch(
 }
 
 async fn next<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> serde_json::Value {
-    let line =
-        tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await.expect("an event within 5s");
+    next_within(lines, Duration::from_secs(5)).await
+}
+
+/// The next event of a watch opened by [`open_watch`], within `within`.
+pub(crate) async fn next_within<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut tokio::io::Lines<R>,
+    within: Duration,
+) -> serde_json::Value {
+    let line = tokio::time::timeout(within, lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("an event within {within:?}"));
     serde_json::from_str(&line.unwrap().expect("stream open")).unwrap()
 }

@@ -62,6 +62,7 @@ conformance!(
     reconcile_of_30k_objects,
     poison_objects_are_isolated_sanitized_or_reported,
     digest_pages_read_only_the_objects_not_known,
+    the_change_feed_carries_what_other_replicas_wrote_in_commit_order,
 );
 
 /// A MySQL database the Go original used: its `resources` table is set aside (kept, renamed) and

@@ -701,3 +701,75 @@ pub async fn digest_pages_read_only_the_objects_not_known(ctx: Ctx) {
     assert_eq!(ids, all.rows.iter().map(|r| r.id).collect::<Vec<_>>());
     assert!(s.query_digests(&fields_query("status.phase=Failed"), |_, _| true).await.unwrap().is_none());
 }
+
+/// Two replicas sharing a store: each reads the changes the other wrote, in commit order, with
+/// the object as stored now; its own and unrecorded writes are not in its feed.
+pub async fn the_change_feed_carries_what_other_replicas_wrote_in_commit_order(ctx: Ctx) {
+    let a = ctx.store.clone().record_changes("replica-a");
+    let b = ctx.store.clone().record_changes("replica-b");
+    let start = b.last_change_id().await.unwrap();
+    ctx.store.apply_batch("c0", vec![upsert(&pods(), Some("ns"), "unrecorded", "u0", &[])]).await.unwrap();
+    a.apply_batch(
+        "c1",
+        vec![
+            upsert(&pods(), Some("ns"), "x", "ux", &[("app", "web")]),
+            upsert(&pods(), Some("ns"), "y", "uy", &[]),
+            delete(&pods(), Some("ns"), "y", "uy"),
+        ],
+    )
+    .await
+    .unwrap();
+    b.apply_batch("c2", vec![upsert(&pods(), Some("ns"), "z", "uz", &[])]).await.unwrap();
+    let keep: std::collections::HashSet<String> = std::collections::HashSet::new();
+    a.delete_missing("c1", &pods(), &keep).await.unwrap();
+    a.delete_cluster("c2").await.unwrap();
+
+    let seen = b.changes_after(start, 100).await.unwrap();
+    let summary: Vec<(String, String, bool, bool)> =
+        seen.iter().map(|c| (c.cluster.clone(), c.name.clone(), c.deleted, c.object.is_some())).collect();
+    let row = |cluster: &str, name: &str, deleted: bool, object: bool| {
+        (cluster.to_string(), name.to_string(), deleted, object)
+    };
+    assert_eq!(
+        summary,
+        [
+            // x was deleted by the reconcile since: an upsert without its object (the deletion
+            // follows), as is y's.
+            row("c1", "x", false, false),
+            row("c1", "y", false, false),
+            row("c1", "y", true, false),
+            row("c1", "x", true, false),
+            row("c2", "z", true, false),
+        ]
+    );
+    assert!(seen.windows(2).all(|w| w[0].id < w[1].id), "{seen:?}");
+    assert_eq!((seen[2].gvr.clone(), seen[2].uid.as_str(), seen[2].namespace.as_str()), (pods(), "uy", "ns"));
+
+    // A's view: B's upsert of z, whose object is gone now too.
+    let theirs = a.changes_after(start, 100).await.unwrap();
+    assert_eq!(theirs.iter().map(|c| (c.name.as_str(), c.deleted)).collect::<Vec<_>>(), [("z", false)]);
+    // Read from the middle, a page at a time.
+    let after_first = b.changes_after(seen[0].id, 2).await.unwrap();
+    assert_eq!(after_first.iter().map(|c| c.id).collect::<Vec<_>>(), [seen[1].id, seen[2].id]);
+
+    // A change whose object is still stored carries it, labels included.
+    let from = b.last_change_id().await.unwrap();
+    a.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "w", "uw", &[("app", "web")])]).await.unwrap();
+    let live = b.changes_after(from, 100).await.unwrap();
+    assert_eq!(live.len(), 1);
+    let object = live[0].object.as_ref().expect("the stored object").value();
+    assert_eq!(
+        (object["metadata"]["name"].as_str(), object["metadata"]["labels"]["app"].as_str()),
+        (Some("w"), Some("web"))
+    );
+
+    let now_ms =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    assert_eq!(b.prune_changes(now_ms + 60_000).await.unwrap(), 7);
+    assert!(b.changes_after(start, 100).await.unwrap().is_empty());
+    // Ids are never reused once pruned: a reader's position stays valid.
+    a.apply_batch("c1", vec![delete(&pods(), Some("ns"), "w", "uw")]).await.unwrap();
+    let next = b.changes_after(start, 100).await.unwrap();
+    assert_eq!(next.len(), 1);
+    assert!(next[0].id > live[0].id, "{next:?}");
+}

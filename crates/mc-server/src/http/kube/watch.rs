@@ -79,7 +79,6 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
         let body = Body::from(expired(rv_shown(w.resource_version.as_deref())));
         return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
     };
-    warnings.extend(streamed::unwatched_warning(state, &w.query));
     let query = Arc::new(w.query);
     let table = Arc::new(w.table);
     let changes = stream::unfold(
