@@ -12,7 +12,9 @@
 //!   version, resource);
 //! - `resource_labels`: `(resource_id, key, value)`, indexed on `(key, value)`, so label
 //!   selectors run as index-backed `EXISTS` subqueries;
-//! - `clusters`: one row per joined cluster.
+//! - `clusters`: one row per joined cluster;
+//! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
+//!   sync only their share of the clusters ([`feed`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
