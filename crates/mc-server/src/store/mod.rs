@@ -570,7 +570,10 @@ impl Store {
         keep: &HashSet<String>,
     ) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
-        let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |uid| keep.contains(uid)).await?;
+        let (ids, deleted) = not_kept(&mut tx, cluster, gvr, keep).await?;
+        for chunk in ids.chunks(sql::CHUNK) {
+            tx.execute(sql::delete_ids(tx.dialect, "resources", "id", chunk)).await?;
+        }
         feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
         tx.commit().await?;
         Ok(deleted)
@@ -582,9 +585,9 @@ impl Store {
     /// replica's watch brings it back as `ADDED` right after (a blip, never a lasting loss).
     pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<Vec<Change>> {
         let mut tx = self.begin(false).await?;
-        let rows = tx.fetch(sql::select_gvr_rows(tx.dialect, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
+        let (_, missing) = not_kept(&mut tx, cluster, gvr, keep).await?;
         tx.commit().await?;
-        Ok(rows.into_iter().filter(|r| !keep.contains(r.str(1))).map(|r| gone(gvr, r)).collect())
+        Ok(missing)
     }
 
     /// Every cluster that has objects or a cluster row, by name.
@@ -779,24 +782,53 @@ async fn delete_stale(
     let existing = tx.fetch(sql::select_gvr_rows(d, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
     let mut kept = HashMap::with_capacity(existing.len());
     let mut stale = Vec::new();
-    let mut deleted = Vec::new();
     for mut row in existing {
         if keep(row.str(1)) {
             kept.insert(row.text(1), (row.opt_text(2), row.opt_text(3)));
         } else {
             stale.push(row.int(0));
-            deleted.push(gone(gvr, row));
         }
     }
+    let deleted = identities(tx, gvr, &stale).await?;
     for ids in stale.chunks(sql::CHUNK) {
         tx.execute(sql::delete_ids(d, "resources", "id", ids)).await?;
     }
     Ok((deleted, kept))
 }
 
-/// A [`sql::GVR_ROWS_COLS`] row as the deletion of its object.
-fn gone(gvr: &Gvr, mut row: Row) -> Change {
-    Change::Delete { gvr: gvr.clone(), namespace: row.text(4), name: row.text(5), uid: row.text(1) }
+/// The ids of the rows of one type in one cluster whose uid is not in `keep`, and those rows as
+/// deletions. Only ids and uids of every row are read: after a first list every row is kept,
+/// and a type may hold a million.
+async fn not_kept(
+    tx: &mut Tx,
+    cluster: &str,
+    gvr: &Gvr,
+    keep: &HashSet<String>,
+) -> Result<(Vec<i64>, Vec<Change>)> {
+    let mut b = sql::Builder::new(tx.dialect, "SELECT id, uid FROM resources WHERE ");
+    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+    let rows = tx.fetch(b.finish(), &[Col::Int, Col::Text]).await?;
+    let ids: Vec<i64> = rows.into_iter().filter(|r| !keep.contains(r.str(1))).map(|r| r.int(0)).collect();
+    let gone = identities(tx, gvr, &ids).await?;
+    Ok((ids, gone))
+}
+
+/// The rows with these ids (of one type) as deletions of their objects.
+async fn identities(tx: &mut Tx, gvr: &Gvr, ids: &[i64]) -> Result<Vec<Change>> {
+    let mut gone = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(sql::CHUNK) {
+        let mut b = sql::Builder::new(tx.dialect, "SELECT uid, namespace, name FROM resources WHERE id IN ");
+        b.bind_list(chunk.iter().copied());
+        for mut r in tx.fetch(b.finish(), &[Col::Text; 3]).await? {
+            gone.push(Change::Delete {
+                gvr: gvr.clone(),
+                namespace: r.text(1),
+                name: r.text(2),
+                uid: r.text(0),
+            });
+        }
+    }
+    Ok(gone)
 }
 
 /// One page of query rows in the [`sql::QUERY_COLS`] shape. On SQLite a limited page is read as

@@ -434,14 +434,12 @@ pub(crate) fn delete_object(
 
 /// `id, uid, hash, resource_version` of every row of one type in one cluster.
 pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
-    let mut b =
-        Builder::new(d, "SELECT id, uid, hash, resource_version, namespace, name FROM resources WHERE ");
+    let mut b = Builder::new(d, "SELECT id, uid, hash, resource_version FROM resources WHERE ");
     b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
     b.finish()
 }
 
-pub(crate) const GVR_ROWS_COLS: [Col; 6] =
-    [Col::Int, Col::Text, Col::OptText, Col::OptText, Col::Text, Col::Text];
+pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
 
 /// The columns a query returns, in order.
 pub(crate) const QUERY_COLS: [Col; 7] =
