@@ -42,6 +42,10 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();
     let mut keep: HashSet<String> = HashSet::new();
+    // The store held no row of the type when the list started: nothing can be missing after it,
+    // so the listed uids are not kept (a first sync of a large type saves their memory and the
+    // reading of every row back).
+    let mut fresh = false;
     // Listed objects not yet handed to the writer: they go as one page.
     let mut page: Vec<StoredObject> = Vec::new();
     let mut failures = 0u32;
@@ -85,11 +89,14 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
             watcher::Event::Init => {
                 keep.clear();
                 page.clear();
-                known = match ctx.store.list_keys(cluster.name(), &gvr).await {
-                    Ok(rows) => rows.into_iter().collect(),
+                (known, fresh) = match ctx.store.list_keys(cluster.name(), &gvr).await {
+                    Ok(rows) => {
+                        let empty = rows.is_empty();
+                        (rows.into_iter().collect(), empty)
+                    }
                     Err(e) => {
                         warn!(cluster = cluster.name(), %gvr, error = %e, "reading stored keys failed");
-                        HashMap::new()
+                        (HashMap::new(), false)
                     }
                 };
                 debug!(cluster = cluster.name(), %gvr, stored = known.len(), "list started");
@@ -98,7 +105,9 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
             watcher::Event::InitApply(obj) => {
                 let uid = obj.uid().unwrap_or_default();
                 let unchanged = known.get(&uid).is_some_and(|rv| Some(rv) == obj.resource_version().as_ref());
-                keep.insert(uid);
+                if !fresh {
+                    keep.insert(uid);
+                }
                 if unchanged {
                     continue;
                 }
@@ -116,7 +125,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 if ctx.writer.send_page(cluster.clone(), std::mem::take(&mut page)).await.is_err() {
                     return;
                 }
-                Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep: std::mem::take(&mut keep) }
+                let keep = (!fresh).then(|| std::mem::take(&mut keep));
+                Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep }
             }
             watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {
                 Some(row) => Msg::Upsert(cluster.clone(), row, now),

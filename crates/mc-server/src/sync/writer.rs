@@ -39,8 +39,9 @@ pub enum Msg {
         cluster: Arc<Cluster>,
         /// The type.
         gvr: Gvr,
-        /// Every uid the list returned.
-        keep: HashSet<String>,
+        /// Every uid the list returned; `None` when the store held no row of the type when the
+        /// list started (a first sync: every row was written by this list, nothing is missing).
+        keep: Option<HashSet<String>>,
     },
     /// The type is no longer served by the cluster.
     DropGvr(Arc<Cluster>, Gvr),
@@ -239,10 +240,14 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 // restart, a takeover): gone from the store, and told to the watch streams. A
                 // replica that does not write the cluster only tells its streams.
                 let name = cluster.name();
-                let reconciled = if cluster.syncs() {
-                    resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, &keep)).await
-                } else {
-                    resilient::retrying_op(&w.health, || w.store.missing(name, &gvr, &keep)).await
+                let reconciled = match &keep {
+                    None => Ok(Vec::new()),
+                    Some(keep) if cluster.syncs() => {
+                        resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, keep)).await
+                    }
+                    Some(keep) => {
+                        resilient::retrying_op(&w.health, || w.store.missing(name, &gvr, keep)).await
+                    }
                 };
                 match reconciled {
                     Ok(gone) => {
@@ -503,7 +508,7 @@ mod tests {
         sender.send_page(theirs.clone(), objects(0, 40)).await.unwrap();
         let keep = objects(0, 5).into_iter().map(|o| o.uid).collect();
         let gvr = Gvr::new("", "v1", "configmaps");
-        sender.send(Msg::InitDone { cluster: theirs, gvr, keep }).await.unwrap();
+        sender.send(Msg::InitDone { cluster: theirs, gvr, keep: Some(keep) }).await.unwrap();
         drop(sender);
         task.await.unwrap();
         assert_eq!(store.count("mine").await.unwrap(), 30);
