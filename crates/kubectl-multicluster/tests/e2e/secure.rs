@@ -24,6 +24,9 @@ fn run(config: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// The namespace of this test's server in the master (Leases, joined clusters).
+const SERVER_NS: &str = "mc-e2e-secure";
+
 #[test]
 fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
     let env = Env::get();
@@ -32,10 +35,18 @@ fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
     let (ca, cert, key) = crate::certs::issue(&dir.join("tls"), "e2e");
     let port = free_port();
     let log = std::fs::File::create(env.dir.join("logs").join("mc-server-cli-secure.log")).unwrap();
+    // A namespace of its own in the master: the shared server follows the joins of its own
+    // namespace, and must not pick up (and briefly sync) the cluster this test joins.
+    env.kubectl_stdin(
+        env.master(),
+        &["apply", "-f", "-"],
+        Some(&format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {SERVER_NS}}}\n")),
+    );
     let server = Command::new(&env.mc_server)
         .arg("--config")
         .arg(env.dir.join("config.yaml"))
         .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--no-cli-config"])
+        .args(["--namespace", SERVER_NS])
         .arg("--data-dir")
         .arg(&dir)
         .arg("--storage")
