@@ -80,6 +80,7 @@ pub struct Cluster {
     started: Instant,
     relist: Mutex<BTreeSet<Gvr>>,
     relist_wake: tokio::sync::Notify,
+    rediscover_wake: tokio::sync::Notify,
     ownership: RwLock<Ownership>,
     syncs: std::sync::atomic::AtomicBool,
     /// The status the syncing replica wrote to the shared store (when that is another replica).
@@ -99,6 +100,7 @@ impl Cluster {
             started: Instant::now(),
             relist: Mutex::new(BTreeSet::new()),
             relist_wake: tokio::sync::Notify::new(),
+            rediscover_wake: tokio::sync::Notify::new(),
             ownership: RwLock::new(Ownership::Unsharded),
             syncs: std::sync::atomic::AtomicBool::new(true),
             remote: RwLock::new(None),
@@ -198,6 +200,16 @@ impl Cluster {
     /// Resolves at the next relist request (of any type of this cluster).
     pub async fn relist_requested(&self) {
         self.relist_wake.notified().await
+    }
+
+    /// Asks for discovery now rather than at the next probe (kept until the sync task looks).
+    pub fn request_rediscovery(&self) {
+        self.rediscover_wake.notify_one();
+    }
+
+    /// Resolves when discovery is asked for (see [`Cluster::request_rediscovery`]).
+    pub async fn rediscovery_requested(&self) {
+        self.rediscover_wake.notified().await
     }
 
     /// Seconds since the cluster was registered.

@@ -71,6 +71,7 @@ pub async fn install_until_done(client: Client, registry: Arc<Registry>) {
     loop {
         match install(&client).await {
             Ok(()) => {
+                discovered(&registry).await;
                 registry.set_master_problem(None);
                 return;
             }
@@ -81,6 +82,25 @@ pub async fn install_until_done(client: Client, registry: Arc<Registry>) {
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Waits until the master's discovery knows our types, asking for it at once rather than at
+/// the next probe: a server that says it is ready lists MultiClusterResources (a fresh master
+/// learnt of the CRDs only up to one probe later, and `list multiclusterresources` answered
+/// "unknown resource type" meanwhile). At most 30 s: a master not connected yet discovers them
+/// when it connects.
+async fn discovered(registry: &Registry) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let masters: Vec<_> = registry.all().into_iter().filter(|c| c.spec.is_master).collect();
+    for master in &masters {
+        master.request_rediscovery();
+    }
+    let ours = |c: &crate::clusters::Cluster| {
+        c.catalog().iter().any(|r| r.group == mc_types::crd::GROUP && r.resource == "multiclusterresources")
+    };
+    while tokio::time::Instant::now() < deadline && !masters.iter().all(|m| ours(m)) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 

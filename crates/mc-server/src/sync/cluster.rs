@@ -112,7 +112,10 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
     }
     let mut failures = 0;
     loop {
-        tokio::time::sleep(PROBE_EVERY).await;
+        tokio::select! {
+            _ = tokio::time::sleep(PROBE_EVERY) => {}
+            _ = cluster.rediscovery_requested() => {}
+        }
         if let Err(e) = probe(&client).await {
             failures += 1;
             if failures >= 2 {
