@@ -185,7 +185,9 @@ fn stable(obj: &Value) -> Value {
     if let Some(map) = obj.as_object_mut() {
         map.remove("status");
         if let Some(meta) = map.get_mut("metadata").and_then(Value::as_object_mut) {
-            for volatile in ["resourceVersion", "managedFields", "generation"] {
+            // Finalizers are the dispatch controller's: it adds its own right after a create,
+            // and may do so between the read and the apply (that read as `configured`).
+            for volatile in ["resourceVersion", "managedFields", "generation", "finalizers"] {
                 meta.remove(volatile);
             }
         }
