@@ -9,6 +9,9 @@
 #[path = "../../../mc-server/tests/cluster/certs.rs"]
 mod certs;
 mod harness;
+/// Ports for test servers, as the server's cluster tests pick them.
+#[path = "../../../mc-server/tests/cluster/ports.rs"]
+mod ports;
 
 mod apply;
 mod errors;

@@ -14,6 +14,7 @@ mod join;
 mod kube_api;
 mod original;
 mod parity;
+mod ports;
 mod server;
 mod shard;
 mod sync;

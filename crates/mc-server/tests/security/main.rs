@@ -6,6 +6,8 @@
 
 #[path = "../cluster/certs.rs"]
 mod certs;
+#[path = "../cluster/ports.rs"]
+mod ports;
 #[path = "../cluster/server.rs"]
 mod server;
 #[path = "../cluster/testenv.rs"]
