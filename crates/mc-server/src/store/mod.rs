@@ -27,6 +27,7 @@ mod postgres;
 mod raw;
 mod sql;
 mod sqlite;
+mod unnest;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
@@ -495,7 +496,7 @@ impl Store {
                             pending.push(Some(object));
                         }
                     }
-                    if pending.len() >= sql::CHUNK {
+                    if pending.len() >= sql::write_chunk(d).0 {
                         let prepared: Vec<Prepared<'_>> =
                             pending.drain(..).flatten().map(Prepared::new).collect();
                         index.clear();
@@ -880,7 +881,8 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
     let mut labels: Vec<(i64, &str, &str)> = Vec::new();
-    for chunk in objects.chunks(sql::CHUNK) {
+    let (chunk_size, label_chunk) = sql::write_chunk(d);
+    for chunk in objects.chunks(chunk_size) {
         let upsert = sql::upsert_resources(d, cluster, chunk);
         let rows = if sql::upsert_returns_ids(d) {
             tx.fetch(upsert, &sql::IDS_BY_UID_COLS).await?
@@ -908,7 +910,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
         tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &id_list)).await?;
         labels.extend(sql::label_rows(with_ids));
     }
-    for rows in labels.chunks(sql::LABEL_CHUNK) {
+    for rows in labels.chunks(label_chunk) {
         tx.execute(sql::insert_labels(d, rows)).await?;
     }
     Ok(())

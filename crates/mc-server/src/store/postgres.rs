@@ -35,6 +35,10 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Postgres, PgArguments> {
             Arg::Int(i) => q.bind(*i),
             Arg::OptInt(i) => q.bind(*i),
             Arg::Bool(b) => q.bind(*b),
+            Arg::TextArray(v) => q.bind(v.as_slice()),
+            Arg::OptTextArray(v) => q.bind(v.as_slice()),
+            Arg::IntArray(v) => q.bind(v.as_slice()),
+            Arg::OptIntArray(v) => q.bind(v.as_slice()),
         };
     }
     q

@@ -29,6 +29,33 @@ pub(crate) enum Arg {
     Int(i64),
     OptInt(Option<i64>),
     Bool(bool),
+    /// A whole column, for PostgreSQL's `unnest` ([`super::unnest`]); the other backends have
+    /// no array parameters and are never handed one.
+    TextArray(Vec<String>),
+    /// As [`Arg::TextArray`], with NULLs.
+    OptTextArray(Vec<Option<String>>),
+    /// As [`Arg::TextArray`], of integers.
+    IntArray(Vec<i64>),
+    /// As [`Arg::IntArray`], with NULLs.
+    OptIntArray(Vec<Option<i64>>),
+}
+
+impl Arg {
+    /// The value as JSON text (arrays as JSON arrays).
+    pub(crate) fn to_json(&self) -> String {
+        let value = match self {
+            Arg::Text(s) => serde_json::json!(s),
+            Arg::OptText(s) => serde_json::json!(s),
+            Arg::Int(i) => serde_json::json!(i),
+            Arg::OptInt(i) => serde_json::json!(i),
+            Arg::Bool(b) => serde_json::json!(b),
+            Arg::TextArray(v) => serde_json::json!(v),
+            Arg::OptTextArray(v) => serde_json::json!(v),
+            Arg::IntArray(v) => serde_json::json!(v),
+            Arg::OptIntArray(v) => serde_json::json!(v),
+        };
+        value.to_string()
+    }
 }
 
 impl From<&str> for Arg {
@@ -127,13 +154,15 @@ fn take(cell: &mut Cell) -> Cell {
 pub(crate) struct Stmt {
     pub(crate) sql: String,
     pub(crate) args: Vec<Arg>,
+    /// Kept prepared however many arguments it has (see [`Builder::reusable`]).
+    pub(crate) reuse: bool,
 }
 
 impl Stmt {
     /// Large generated statements (bulk inserts, long `IN` lists) are not worth caching: a
     /// prepared 500-row upsert holds megabytes in every connection that ran it.
     pub(crate) fn persistent(&self) -> bool {
-        self.args.len() <= 64
+        self.reuse || self.args.len() <= 64
     }
 }
 
@@ -142,11 +171,12 @@ pub(crate) struct Builder {
     dialect: Dialect,
     sql: String,
     args: Vec<Arg>,
+    reuse: bool,
 }
 
 impl Builder {
     pub(crate) fn new(dialect: Dialect, sql: &str) -> Self {
-        let mut b = Self { dialect, sql: String::with_capacity(256), args: Vec::new() };
+        let mut b = Self { dialect, sql: String::with_capacity(256), args: Vec::new(), reuse: false };
         b.push(sql);
         b
     }
@@ -303,8 +333,16 @@ impl Builder {
         self.push(" AND ").push(t).push("resource = ").bind(gvr.resource.as_str())
     }
 
+    /// Keeps the statement prepared in the connection, however large: for a text that comes
+    /// again and again (a full chunk of a bulk write), where parsing it anew each time costs
+    /// more than the memory of one prepared copy per connection.
+    pub(crate) fn reusable(&mut self) -> &mut Self {
+        self.reuse = true;
+        self
+    }
+
     pub(crate) fn finish(self) -> Stmt {
-        Stmt { sql: self.sql, args: self.args }
+        Stmt { sql: self.sql, args: self.args, reuse: self.reuse }
     }
 }
 
@@ -312,15 +350,24 @@ impl Builder {
 /// (SQLite 32766, MySQL and PostgreSQL 65535) and large enough to amortise round trips.
 pub(crate) const CHUNK: usize = 500;
 
+/// Objects per upsert statement and label rows per insert: PostgreSQL binds whole columns as
+/// arrays ([`super::unnest`]), so no parameter limit applies there.
+pub(crate) fn write_chunk(d: Dialect) -> (usize, usize) {
+    match d {
+        Dialect::Postgres => (super::unnest::CHUNK, super::unnest::CHUNK),
+        Dialect::Sqlite | Dialect::MySql => (CHUNK, LABEL_CHUNK),
+    }
+}
+
 /// Columns written by an upsert, in bind order.
-const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
+pub(crate) const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
      resource_version, owner, uid, hash, object, create_at, update_at, delete_at";
 
 /// The unique natural key, as declared by `uq_resources_key`.
-const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, name";
+pub(crate) const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, name";
 
 /// Columns replaced when the natural key already exists.
-const RESOURCE_UPDATED: [&str; 9] =
+pub(crate) const RESOURCE_UPDATED: [&str; 9] =
     ["kind", "resource_version", "owner", "uid", "hash", "object", "create_at", "update_at", "delete_at"];
 
 /// An object prepared for writing: its hash computed once.
@@ -340,6 +387,9 @@ impl<'a> Prepared<'a> {
 /// dialect has `RETURNING` (SQLite, PostgreSQL; see [`upsert_returns_ids`]) it answers the
 /// [`IDS_BY_UID_COLS`] of every row written, which saves a query per chunk.
 pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+    if d == Dialect::Postgres {
+        return super::unnest::upsert_resources(cluster, rows);
+    }
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
     for (i, p) in rows.iter().enumerate() {
@@ -363,6 +413,11 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
         b.push(", CURRENT_TIMESTAMP, NULL)");
     }
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    // SQLite parsed every full chunk's text again (a tenth of the writer's time in a first
+    // sync); only full chunks come back with the same text.
+    if d == Dialect::Sqlite && rows.len() == CHUNK {
+        b.reusable();
+    }
     if upsert_returns_ids(d) {
         b.push(" RETURNING id, \"group\", version, resource, uid");
     }
@@ -392,8 +447,14 @@ pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Co
 
 /// `DELETE FROM table WHERE column IN (ids)`.
 pub(crate) fn delete_ids(d: Dialect, table: &str, column: &str, ids: &[i64]) -> Stmt {
+    if d == Dialect::Postgres {
+        return super::unnest::delete_ids(table, column, ids);
+    }
     let mut b = Builder::new(d, "DELETE FROM ");
     b.push(table).push(" WHERE ").push(column).push(" IN ").bind_list(ids.iter().copied());
+    if d == Dialect::Sqlite && ids.len() == CHUNK {
+        b.reusable();
+    }
     b.finish()
 }
 
@@ -402,12 +463,18 @@ pub(crate) const LABEL_CHUNK: usize = 2000;
 
 /// Multi-row insert of `(resource_id, key, value)` label rows.
 pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
+    if d == Dialect::Postgres {
+        return super::unnest::insert_labels(rows);
+    }
     let mut b = Builder::new(d, "INSERT INTO resource_labels (resource_id, \"key\", \"value\") VALUES ");
     for (i, (id, k, v)) in rows.iter().enumerate() {
         if i > 0 {
             b.push(", ");
         }
         b.push("(").bind(*id).push(", ").bind(*k).push(", ").bind(*v).push(")");
+    }
+    if d == Dialect::Sqlite && rows.len() == LABEL_CHUNK {
+        b.reusable();
     }
     b.finish()
 }

@@ -1,0 +1,128 @@
+//! PostgreSQL's bulk writes: one array parameter per column, read back as rows by `unnest`.
+//!
+//! The multi-row `VALUES` the other backends use has 13 parameters per object, so every chunk
+//! is a new statement text that PostgreSQL parses and plans again (6,500 parameters for 500
+//! objects). Here a chunk of any size is the same text with 13 parameters: prepared once per
+//! connection, planned once, and the rows travel as 13 binary arrays.
+
+use super::object::parse_rfc3339;
+use super::sql::{Arg, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
+
+/// Objects (and label rows) per statement: no parameter limit applies, so a whole batch of the
+/// writer goes in one statement.
+pub(crate) const CHUNK: usize = 2000;
+
+/// Upsert of `rows` (distinct natural keys) into `resources`, answering the
+/// [`super::sql::IDS_BY_UID_COLS`] of every row written, as [`super::sql::upsert_resources`].
+pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+    let mut columns: [Vec<String>; 10] = Default::default();
+    let mut owners: Vec<Option<String>> = Vec::with_capacity(rows.len());
+    let mut created: Vec<Option<i64>> = Vec::with_capacity(rows.len());
+    for column in &mut columns {
+        column.reserve_exact(rows.len());
+    }
+    for p in rows {
+        let o = p.object;
+        let values = [
+            &o.namespace,
+            &o.name,
+            &o.gvr.group,
+            &o.gvr.version,
+            &o.gvr.resource,
+            &o.kind,
+            &o.resource_version,
+            &o.uid,
+            &p.hash,
+        ];
+        for (column, value) in columns.iter_mut().zip(values) {
+            column.push(value.clone());
+        }
+        columns[9].push(o.object.text().to_string());
+        owners.push(o.owner_uid.clone());
+        created.push(o.created_at.as_deref().and_then(parse_rfc3339));
+    }
+    let [namespace, name, group, version, resource, kind, rv, uid, hash, object] = columns;
+    let mut b = Builder::new(Dialect::Postgres, "INSERT INTO resources (");
+    b.push(super::sql::RESOURCE_COLUMNS).push(") SELECT t.namespace, t.name, ").bind(cluster);
+    b.push(
+        ", t.\"group\", t.version, t.resource, t.kind, t.rv, t.owner, t.uid, t.hash, \
+         CAST(t.object AS JSONB), COALESCE(to_timestamp(CAST(t.created AS DOUBLE PRECISION)), \
+         CURRENT_TIMESTAMP), CURRENT_TIMESTAMP, NULL FROM unnest(",
+    );
+    let texts = [namespace, name, group, version, resource, kind, rv];
+    for column in texts {
+        b.bind(Arg::TextArray(column)).push("::text[], ");
+    }
+    b.bind(Arg::OptTextArray(owners)).push("::text[], ");
+    b.bind(Arg::TextArray(uid)).push("::text[], ");
+    b.bind(Arg::TextArray(hash)).push("::text[], ");
+    b.bind(Arg::TextArray(object)).push("::text[], ");
+    b.bind(Arg::OptIntArray(created)).push("::bigint[]");
+    b.push(
+        ") AS t(namespace, name, \"group\", version, resource, kind, rv, owner, uid, hash, object, \
+         created)",
+    );
+    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    b.push(" RETURNING id, \"group\", version, resource, uid");
+    b.finish()
+}
+
+/// Insert of `(resource_id, key, value)` label rows.
+pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
+    let ids = rows.iter().map(|(id, _, _)| *id).collect();
+    let keys = rows.iter().map(|(_, k, _)| k.to_string()).collect();
+    let values = rows.iter().map(|(_, _, v)| v.to_string()).collect();
+    let mut b = Builder::new(
+        Dialect::Postgres,
+        "INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT * FROM unnest(",
+    );
+    b.bind(Arg::IntArray(ids)).push("::bigint[], ");
+    b.bind(Arg::TextArray(keys)).push("::text[], ");
+    b.bind(Arg::TextArray(values)).push("::text[])");
+    b.finish()
+}
+
+/// `DELETE FROM table WHERE column = ANY(ids)`.
+pub(crate) fn delete_ids(table: &str, column: &str, ids: &[i64]) -> Stmt {
+    let mut b = Builder::new(Dialect::Postgres, "DELETE FROM ");
+    b.push(table).push(" WHERE ").push(column).push(" = ANY(");
+    b.bind(Arg::IntArray(ids.to_vec())).push("::bigint[])");
+    b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoredObject;
+    use mc_types::Gvr;
+
+    #[test]
+    fn a_chunk_of_any_size_is_one_statement_of_thirteen_parameters() {
+        let objects: Vec<StoredObject> = (0..3)
+            .map(|i| {
+                let json = serde_json::json!({"metadata": {"name": format!("cm-{i}"), "namespace": "ns",
+                    "uid": format!("u{i}"), "resourceVersion": "1", "labels": {"a": "b"}}});
+                StoredObject::from_json(Gvr::new("", "v1", "configmaps"), "ConfigMap", json)
+            })
+            .collect::<Result<_, _>>()
+            .expect("valid objects");
+        let one = upsert_resources("c", &[Prepared::new(&objects[0])]);
+        let three = upsert_resources("c", &objects.iter().map(Prepared::new).collect::<Vec<_>>());
+        assert_eq!(one.sql, three.sql, "the text does not depend on the row count");
+        assert_eq!(three.args.len(), 13);
+        assert!(three.persistent(), "prepared once per connection");
+        let Arg::TextArray(names) = &three.args[2] else { panic!("names: {:?}", three.args[2]) };
+        assert_eq!(names, &["cm-0", "cm-1", "cm-2"]);
+        assert!(three.sql.contains("$13::bigint[]"), "{}", three.sql);
+
+        let labels = insert_labels(&[(1, "a", "b"), (2, "a", "c")]);
+        assert_eq!(
+            labels.args,
+            [
+                Arg::IntArray(vec![1, 2]),
+                Arg::TextArray(vec!["a".into(), "a".into()]),
+                Arg::TextArray(vec!["b".into(), "c".into()])
+            ]
+        );
+    }
+}
