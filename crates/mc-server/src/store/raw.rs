@@ -17,6 +17,11 @@ impl RawObject {
         RawValue::from_string(text).map(RawObject)
     }
 
+    /// JSON text that serde_json wrote or read (not checked again).
+    pub fn from_raw(raw: Box<RawValue>) -> Self {
+        RawObject(raw)
+    }
+
     /// The JSON text of a tree.
     pub fn from_value(value: &Value) -> Self {
         // A tree always serializes to valid JSON.

@@ -2,9 +2,12 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use mc_types::Gvr;
 use mc_types::crd::{GROUP, OWNER_ANNOTATION, REDACTED_ANNOTATION, REDACTED_VALUE};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::watched::WatchedObject;
 use crate::store::{RawObject, StoredObject};
@@ -26,7 +29,8 @@ impl Prepare {
     /// from the type, the metadata without managed fields, then every other field as the API
     /// server sent it (only a redacted Secret's `data` and `stringData` are rewritten).
     pub fn stored(&self, gvr: &Gvr, kind: &str, obj: WatchedObject) -> Option<StoredObject> {
-        let WatchedObject { metadata: mut meta, fields } = obj;
+        let WatchedObject { metadata, fields } = obj;
+        let mut meta = *metadata;
         let name = meta.name.clone().filter(|n| !n.is_empty())?;
         let uid = meta.uid.clone().filter(|u| !u.is_empty())?;
         meta.managed_fields = None;
@@ -53,28 +57,17 @@ impl Prepare {
         });
         let created_at = meta.creation_timestamp.as_ref().map(|t| t.0.to_string());
 
-        let size = fields.iter().map(|(k, v)| k.len() + v.get().len() + 4).sum::<usize>() + 512;
-        let mut out: Vec<u8> = Vec::with_capacity(size);
-        out.extend_from_slice(b"{\"apiVersion\":");
-        serde_json::to_writer(&mut out, &gvr.api_version()).ok()?;
-        out.extend_from_slice(b",\"kind\":");
-        serde_json::to_writer(&mut out, kind).ok()?;
-        out.extend_from_slice(b",\"metadata\":");
-        serde_json::to_writer(&mut out, &meta).ok()?;
-        for (key, value) in &fields {
-            out.push(b',');
-            serde_json::to_writer(&mut out, key).ok()?;
-            out.push(b':');
-            if secret && (key == "data" || key == "stringData") {
-                serde_json::to_writer(&mut out, &redacted(value.get())).ok()?;
-            } else if let (Some(spec), "spec") = (&spec_override, key.as_str()) {
-                serde_json::to_writer(&mut out, spec).ok()?;
-            } else {
-                out.extend_from_slice(value.get().as_bytes());
-            }
-        }
-        out.push(b'}');
-        let object = RawObject::from_text(String::from_utf8(out).ok()?).ok()?;
+        let json = StoredJson {
+            api_version: &gvr.api_version(),
+            kind,
+            meta: &meta,
+            fields: &fields,
+            secret,
+            spec: spec_override.as_ref(),
+        };
+        // Serialized, not checked again: every part is JSON already (the fields as the API server
+        // sent them, read by serde_json).
+        let object = RawObject::from_raw(serde_json::value::to_raw_value(&json).ok()?);
         Some(StoredObject {
             gvr: gvr.clone(),
             kind: kind.to_string(),
@@ -87,6 +80,37 @@ impl Prepare {
             object,
             created_at,
         })
+    }
+}
+
+/// The JSON the store keeps of an object: `apiVersion` and `kind` from the type, the metadata,
+/// then every other field as the API server sent it (a redacted Secret's `data` and
+/// `stringData`, and a redacted MultiClusterResource `spec`, rewritten).
+struct StoredJson<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    meta: &'a ObjectMeta,
+    fields: &'a [(String, Box<RawValue>)],
+    secret: bool,
+    spec: Option<&'a Value>,
+}
+
+impl Serialize for StoredJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3 + self.fields.len()))?;
+        map.serialize_entry("apiVersion", self.api_version)?;
+        map.serialize_entry("kind", self.kind)?;
+        map.serialize_entry("metadata", self.meta)?;
+        for (key, value) in self.fields {
+            if self.secret && (key == "data" || key == "stringData") {
+                map.serialize_entry(key, &redacted(value.get()))?;
+            } else if let (Some(spec), "spec") = (self.spec, key.as_str()) {
+                map.serialize_entry(key, spec)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
     }
 }
 

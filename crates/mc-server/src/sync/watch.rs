@@ -115,7 +115,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 if page.len() < LIST_PAGE as usize {
                     continue;
                 }
-                if ctx.writer.send_page(cluster.clone(), std::mem::take(&mut page)).await.is_err() {
+                let full = std::mem::replace(&mut page, Vec::with_capacity(LIST_PAGE as usize));
+                if ctx.writer.send_page(cluster.clone(), full).await.is_err() {
                     return;
                 }
                 continue;

@@ -1,6 +1,10 @@
 //! The object type the sync lists and watches: metadata parsed, everything else kept as the JSON
 //! text the API server sent.
 //!
+//! The metadata is parsed without `managedFields`: they are never stored, and their `fieldsV1`
+//! trees are often the largest part of an object's metadata (every node a map to allocate and
+//! free again).
+//!
 //! `DynamicObject` parses every field into a `serde_json::Value` tree (through serde's flatten
 //! buffering), and the store then serializes that tree back to text. For the tens of thousands
 //! of objects of an initial sync that round trip was most of the work; this type parses only
@@ -23,8 +27,9 @@ use serde_json::value::RawValue;
 /// so the event's object is never buffered first.
 #[derive(Clone, Debug, Default)]
 pub struct WatchedObject {
-    /// The object's metadata.
-    pub metadata: ObjectMeta,
+    /// The object's metadata, without `managedFields`. Boxed: a list page of 2,000 objects is
+    /// one `Vec` that grows while it is read, and it then moves pointers, not whole metadata.
+    pub metadata: Box<ObjectMeta>,
     /// Every other top-level field, in the order the API server sent them.
     pub fields: Vec<(String, Box<RawValue>)>,
 }
@@ -50,7 +55,7 @@ impl<'de> Visitor<'de> for ObjectVisitor {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             match key.as_ref() {
                 "metadata" if !seen_metadata => {
-                    object.metadata = map.next_value()?;
+                    object.metadata = Box::new(map.next_value::<Metadata>()?.0);
                     seen_metadata = true;
                 }
                 "metadata" => return Err(de::Error::duplicate_field("metadata")),
@@ -62,6 +67,51 @@ impl<'de> Visitor<'de> for ObjectVisitor {
             }
         }
         Ok(object)
+    }
+}
+
+/// `ObjectMeta` read field by field, `managedFields` (and any field it does not know) skipped.
+struct Metadata(ObjectMeta);
+
+impl<'de> Deserialize<'de> for Metadata {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MetadataVisitor)
+    }
+}
+
+struct MetadataVisitor;
+
+impl<'de> Visitor<'de> for MetadataVisitor {
+    type Value = Metadata;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("object metadata")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Metadata, A::Error> {
+        let mut m = ObjectMeta::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "annotations" => m.annotations = map.next_value()?,
+                "creationTimestamp" => m.creation_timestamp = map.next_value()?,
+                "deletionGracePeriodSeconds" => m.deletion_grace_period_seconds = map.next_value()?,
+                "deletionTimestamp" => m.deletion_timestamp = map.next_value()?,
+                "finalizers" => m.finalizers = map.next_value()?,
+                "generateName" => m.generate_name = map.next_value()?,
+                "generation" => m.generation = map.next_value()?,
+                "labels" => m.labels = map.next_value()?,
+                "name" => m.name = map.next_value()?,
+                "namespace" => m.namespace = map.next_value()?,
+                "ownerReferences" => m.owner_references = map.next_value()?,
+                "resourceVersion" => m.resource_version = map.next_value()?,
+                "selfLink" => m.self_link = map.next_value()?,
+                "uid" => m.uid = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Metadata(m))
     }
 }
 
@@ -130,6 +180,25 @@ mod tests {
         let event: WatchEvent<WatchedObject> =
             serde_json::from_str(&format!(r#"{{"type":"MODIFIED","object":{POD}}}"#)).unwrap();
         assert!(matches!(event, WatchEvent::Modified(o) if o.fields.len() == 2));
+    }
+
+    #[test]
+    fn metadata_is_read_whole_but_for_managed_fields() {
+        let meta = r#"{"name":"p","namespace":"ns","uid":"u","resourceVersion":"7","generation":3,
+            "generateName":"p-","selfLink":"/x","creationTimestamp":"2026-01-02T03:04:05Z",
+            "deletionTimestamp":"2026-01-02T03:04:06Z","deletionGracePeriodSeconds":30,
+            "labels":{"a":"b"},"annotations":{"c":"d"},"finalizers":["f"],
+            "ownerReferences":[{"apiVersion":"v1","kind":"Node","name":"n","uid":"o","controller":true}],
+            "managedFields":[{"manager":"m","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}],
+            "somethingNew":{"x":1}}"#;
+        let o: WatchedObject = serde_json::from_str(&format!(r#"{{"metadata":{meta}}}"#)).unwrap();
+        let mut whole: ObjectMeta = serde_json::from_str(meta).unwrap();
+        assert!(whole.managed_fields.take().is_some_and(|m| m.len() == 1));
+        assert_eq!(*o.metadata, whole);
+        assert_eq!(o.metadata.owner_references.as_ref().map(Vec::len), Some(1));
+        let nulls: WatchedObject =
+            serde_json::from_str(r#"{"metadata":{"name":"p","labels":null}}"#).unwrap();
+        assert_eq!(nulls.metadata.labels, None);
     }
 
     #[test]
