@@ -10,6 +10,8 @@
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
+# MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS, MC_BENCH_RUNS and
+# MC_BENCH_SETTLE: see bench_sync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -56,13 +58,14 @@ PORT=$((32000 + RANDOM % 1000))
 export MC_TOKEN=${MC_TOKEN:-bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
 AUTH=(-H "Authorization: Bearer $MC_TOKEN")
 now() { date +%s.%N; }
+csv() { local IFS=,; echo "$*"; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
 # start_server STORAGE_URL -> sets SERVER_PID, READY_SECONDS
 start_server() {
   local t0 t1
   t0=$(now)
-  "$TARGET/mc-server" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
+  "${SERVER_BIN:-${MC_BENCH_SERVER:-$TARGET/mc-server}}" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
     --storage "$1" --no-cli-config --namespace default >"$WORK/server.log" 2>&1 &
   SERVER_PID=$!
   until curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do
@@ -94,8 +97,14 @@ print(json.dumps({"p50": pick(50), "p99": pick(99)}))
 PY
 }
 
+# Initial sync of N ConfigMaps per cluster against the raw parallel LIST, each measured
+# MC_BENCH_RUNS times (default 3) in turn on the same clusters; the medians and their ratio are
+# printed with every run's figures. Memory of the SQLite runs: RSS when ready, the peak of the
+# whole sync (VmHWM) and RSS settled MC_BENCH_SETTLE seconds (default 30) after ready.
+# MC_BENCH_VS=PATH also times that mc-server binary (an earlier build) in every run, right after
+# this one on the same clusters, and prints the ratios: an A/B within one run.
 bench_sync() {
-  local n=${1:-30000}
+  local n=${1:-30000} runs=${MC_BENCH_RUNS:-3} settle=${MC_BENCH_SETTLE:-30}
   step "Idle server (empty clusters)" >&2
   start_server "sqlite://$WORK/idle.db"
   sleep 2
@@ -112,59 +121,89 @@ bench_sync() {
   for p in "${pids[@]}"; do wait "$p"; done
   local load_s
   load_s=$(python3 -c "print(round($(now) - $t0, 1))")
-
-  step "Raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
-  t0=$(now)
-  pids=()
-  for c in "${CLUSTERS[@]}"; do
-    "$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" get --raw "/api/v1/configmaps" >/dev/null & pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p"; done
-  local raw_s
-  raw_s=$(python3 -c "print(round($(now) - $t0, 3))")
-  info "raw LIST: ${raw_s}s" >&2
-
-  step "mc-server on SQLite: start to /readyz" >&2
-  start_server "sqlite://$WORK/bench.db"
-  local sqlite_ready=$READY_SECONDS
-  info "SQLite: ready after ${sqlite_ready}s" >&2
-  sleep 3 # let the object counters settle
-  local rss objects
-  rss=$(rss_kb "$SERVER_PID")
-  objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
-  local urls="" i
-  for i in $(seq 0 19); do urls+="http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&namespace=bench&labelSelector=group%3Dg$i&limit=0 "; done
-  local filtered full
-  filtered=$(latency "${urls% }" 200)
-  full=$(latency "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&limit=0" 10)
-  info "objects $objects, idle RSS ${idle_rss} KiB, synced RSS ${rss} KiB, filtered $filtered, full list $full" >&2
-  stop_server
-
-  step "mc-server on PostgreSQL: start to /readyz" >&2
   eval "$(scripts/testdb up --dir "$WORK/db")"
-  local pg_db="bench_$(date +%s)"
-  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $pg_db" >&2
-  start_server "${MC_TEST_POSTGRES_URL%/*}/$pg_db"
-  local pg_ready=$READY_SECONDS
-  stop_server
+
+  local raw=() sqlite=() postgres=() ready_rss=() peak_rss=() settled_rss=() run objects
+  local vs_sqlite=() vs_postgres=()
+  # pg_ready -> seconds from start to /readyz on a fresh PostgreSQL database
+  pg_ready() {
+    local pg_db="bench_$(date +%s%N)"
+    PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $pg_db" >&2
+    start_server "${MC_TEST_POSTGRES_URL%/*}/$pg_db"
+    stop_server
+    PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "DROP DATABASE $pg_db" >&2
+    echo "$READY_SECONDS"
+  }
+  for ((run = 1; run <= runs; run++)); do
+    step "Run $run of $runs: raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
+    t0=$(now)
+    pids=()
+    for c in "${CLUSTERS[@]}"; do
+      "$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" get --raw "/api/v1/configmaps" >/dev/null & pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p"; done
+    raw+=("$(python3 -c "print(round($(now) - $t0, 3))")")
+
+    step "Run $run of $runs: mc-server on SQLite, start to /readyz" >&2
+    rm -f "$WORK"/bench.db*
+    start_server "sqlite://$WORK/bench.db"
+    sqlite+=("$READY_SECONDS")
+    ready_rss+=("$(rss_kb "$SERVER_PID")")
+    sleep "$settle"
+    settled_rss+=("$(rss_kb "$SERVER_PID")")
+    peak_rss+=("$(awk '/VmHWM/ {print $2}' "/proc/$SERVER_PID/status")")
+    if ((run == runs)); then
+      objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
+      local urls="" i
+      for i in $(seq 0 19); do urls+="http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&namespace=bench&labelSelector=group%3Dg$i&limit=0 "; done
+      local filtered full
+      filtered=$(latency "${urls% }" 200)
+      full=$(latency "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&limit=0" 10)
+    fi
+    stop_server
+    info "run $run: raw ${raw[-1]}s, SQLite ${sqlite[-1]}s, RSS ready/peak/settled ${ready_rss[-1]}/${peak_rss[-1]}/${settled_rss[-1]} KiB" >&2
+
+    step "Run $run of $runs: mc-server on PostgreSQL, start to /readyz" >&2
+    postgres+=("$(pg_ready)")
+    info "run $run: PostgreSQL ${postgres[-1]}s" >&2
+    if [[ -n ${MC_BENCH_VS:-} ]]; then
+      step "Run $run of $runs: $MC_BENCH_VS on SQLite and PostgreSQL" >&2
+      rm -f "$WORK"/bench.db*
+      SERVER_BIN=$MC_BENCH_VS start_server "sqlite://$WORK/bench.db"
+      vs_sqlite+=("$READY_SECONDS")
+      stop_server
+      vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready)")
+      info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s" >&2
+    fi
+  done
 
   python3 - <<PY
-import json
-raw = $raw_s
-objects = $objects
-idle, rss = $idle_rss, $rss
-per_obj = (rss - idle) * 1024 / max(objects, 1)
+import json, statistics
+med = statistics.median
+raw, sqlite, pg = [$(csv "${raw[@]}")], [$(csv "${sqlite[@]}")], [$(csv "${postgres[@]}")]
+ready, peak, settled = [$(csv "${ready_rss[@]}")], [$(csv "${peak_rss[@]}")], [$(csv "${settled_rss[@]}")]
+objects, idle = $objects, $idle_rss
+mib = lambda kib: round(kib / 1024, 1)
 f, full = json.loads('$filtered'), json.loads('$full')
+vs_sqlite, vs_pg = [$(csv "${vs_sqlite[@]}")], [$(csv "${vs_postgres[@]}")]
+vs = {} if not vs_sqlite else {
+  "vs_build": "${MC_BENCH_VS:-}", "vs_sqlite_ready_seconds": vs_sqlite, "vs_postgres_ready_seconds": vs_pg,
+  "sqlite_ready_vs_build": round(med(sqlite) / med(vs_sqlite), 2),
+  "postgres_ready_vs_build": round(med(pg) / med(vs_pg), 2),
+}
 print(json.dumps({
   "benchmark": "sync", "machine": "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB",
   "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "objects_stored": objects,
-  "load_seconds": $load_s, "raw_list_seconds": raw,
-  "sqlite_ready_seconds": $sqlite_ready, "postgres_ready_seconds": $pg_ready,
-  "sqlite_vs_raw": round($sqlite_ready / raw, 2), "postgres_vs_raw": round($pg_ready / raw, 2),
-  "idle_rss_mib": round(idle / 1024, 1), "synced_rss_mib": round(rss / 1024, 1),
-  "rss_bytes_per_object": round(per_obj, 1),
+  "load_seconds": $load_s, "runs": len(raw),
+  "raw_list_seconds": raw, "sqlite_ready_seconds": sqlite, "postgres_ready_seconds": pg,
+  "raw_list_median": med(raw), "sqlite_ready_median": med(sqlite), "postgres_ready_median": med(pg),
+  "sqlite_vs_raw": round(med(sqlite) / med(raw), 2), "postgres_vs_raw": round(med(pg) / med(raw), 2),
+  "idle_rss_mib": mib(idle), "ready_rss_mib": [mib(r) for r in ready],
+  "peak_rss_mib": [mib(p) for p in peak], "settled_rss_mib": [mib(s) for s in settled],
+  "peak_vs_settled": [round(p / s, 2) for p, s in zip(peak, settled)],
+  "settled_rss_bytes_per_object": round((med(settled) - idle) * 1024 / max(objects, 1), 1),
   "filtered_query_ms_p50": f["p50"], "filtered_query_ms_p99": f["p99"],
-  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"],
+  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"], **vs,
 }))
 PY
 }
