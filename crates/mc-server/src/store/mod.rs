@@ -881,8 +881,8 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
     let mut labels: Vec<(i64, &str, &str)> = Vec::new();
-    let (chunk_size, label_chunk) = sql::write_chunk(d);
-    for chunk in objects.chunks(chunk_size) {
+    let label_chunk = sql::write_chunk(d).1;
+    for chunk in sql::write_chunks(d, objects) {
         let upsert = sql::upsert_resources(d, cluster, chunk);
         let rows = if sql::upsert_returns_ids(d) {
             tx.fetch(upsert, &sql::IDS_BY_UID_COLS).await?

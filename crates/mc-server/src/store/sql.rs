@@ -359,6 +359,38 @@ pub(crate) fn write_chunk(d: Dialect) -> (usize, usize) {
     }
 }
 
+/// Most bytes of object JSON in one upsert statement (one object more when a single one is
+/// larger): a Kubernetes object can be 1.5 MiB, and 2,000 of them in one PostgreSQL array would
+/// pass its 1 GiB limit for a value; MariaDB's packets are 16 MiB by default.
+pub(crate) const CHUNK_BYTES: usize = 8 << 20;
+
+/// `objects` in the chunks one upsert statement takes: at most [`write_chunk`] objects and
+/// about [`CHUNK_BYTES`] of JSON each.
+pub(crate) fn write_chunks<'a, 'b>(
+    d: Dialect,
+    objects: &'a [Prepared<'b>],
+) -> impl Iterator<Item = &'a [Prepared<'b>]> {
+    let most = write_chunk(d).0;
+    let mut rest = objects;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut n = 0;
+        let mut bytes = 0;
+        while n < rest.len().min(most) {
+            bytes += rest[n].object.object.text().len();
+            if n > 0 && bytes > CHUNK_BYTES {
+                break;
+            }
+            n += 1;
+        }
+        let (chunk, tail) = rest.split_at(n);
+        rest = tail;
+        Some(chunk)
+    })
+}
+
 /// Columns written by an upsert, in bind order.
 pub(crate) const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
      resource_version, owner, uid, hash, object, create_at, update_at, delete_at";
@@ -688,6 +720,27 @@ pub(crate) fn label_rows<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_hold_a_bounded_number_of_objects_and_bytes() {
+        let object = |kb: usize| {
+            let json = serde_json::json!({"metadata": {"name": "n", "uid": "u"}, "data": {"x": "y".repeat(kb << 10)}});
+            StoredObject::from_json(Gvr::new("", "v1", "configmaps"), "ConfigMap", json).expect("valid")
+        };
+        let sizes = |objects: &[StoredObject], d| {
+            let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
+            write_chunks(d, &prepared).map(<[_]>::len).collect::<Vec<_>>()
+        };
+        let small: Vec<StoredObject> = (0..1201).map(|_| object(1)).collect();
+        assert_eq!(sizes(&small, Dialect::Sqlite), [500, 500, 201]);
+        assert_eq!(sizes(&small, Dialect::Postgres), [1201]);
+        // 1.5 MiB each: 5 fit in 8 MiB; one larger than the limit still goes, alone.
+        let large: Vec<StoredObject> = (0..12).map(|_| object(1536)).collect();
+        assert_eq!(sizes(&large, Dialect::Postgres), [5, 5, 2]);
+        let huge = [object(9 << 10), object(1)];
+        assert_eq!(sizes(&huge, Dialect::MySql), [1, 1]);
+        assert_eq!(sizes(&[], Dialect::Postgres), Vec::<usize>::new());
+    }
 
     #[test]
     fn fnv1a_matches_reference_vectors() {

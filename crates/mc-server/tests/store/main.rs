@@ -60,6 +60,7 @@ conformance!(
     one_object_under_two_types,
     names_compare_byte_for_byte,
     reconcile_of_30k_objects,
+    objects_of_a_megabyte_and_more_go_many_to_a_batch,
     poison_objects_are_isolated_sanitized_or_reported,
     digest_pages_read_only_the_objects_not_known,
     the_change_feed_carries_what_other_replicas_wrote_in_commit_order,

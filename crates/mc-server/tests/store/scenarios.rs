@@ -543,6 +543,38 @@ fn big_pod(i: usize, generation: u32) -> StoredObject {
     StoredObject::from_json(pods(), "Pod", body).unwrap()
 }
 
+/// Kubernetes objects can be up to ~1.5 MiB (etcd's limit). A batch of 24 of them (36 MiB) is
+/// more than one statement may carry (MariaDB's packets are 16 MiB by default; PostgreSQL takes a
+/// value of at most 1 GiB, which 2,000 such objects in one array would pass): the store writes
+/// it in several statements, and every object comes back whole.
+pub async fn objects_of_a_megabyte_and_more_go_many_to_a_batch(ctx: Ctx) {
+    let s = &ctx.store;
+    let gvr = Gvr::new("", "v1", "configmaps");
+    let payload = "x".repeat(1_500_000);
+    let batch: Vec<Change> = (0..24)
+        .map(|i| {
+            let body = json!({
+                "metadata": {"name": format!("big-{i:02}"), "namespace": "ns", "uid": format!("u{i}"),
+                             "resourceVersion": "1", "labels": {"size": "large"}},
+                "data": {"payload": payload},
+            });
+            Change::Upsert(StoredObject::from_json(gvr.clone(), "ConfigMap", body).unwrap())
+        })
+        .collect();
+    s.apply_batch("c1", batch).await.unwrap();
+    let q = Query {
+        gvr: Some(gvr.clone()),
+        labels: Some(LabelSelector::parse("size=large").unwrap()),
+        ..Query::default()
+    };
+    let page = s.query(&q).await.unwrap();
+    assert_eq!(page.items.len(), 24);
+    for (_, o) in &page.items {
+        assert_eq!(o.value()["data"]["payload"].as_str().map(str::len), Some(payload.len()));
+    }
+    assert_eq!(ctx.table_rows("resource_labels").await, 24);
+}
+
 pub async fn reconcile_of_30k_objects(ctx: Ctx) {
     const N: usize = 30_000;
     let s = &ctx.store;
