@@ -159,8 +159,9 @@ pub(crate) struct Stmt {
 }
 
 impl Stmt {
-    /// Large generated statements (bulk inserts, long `IN` lists) are not worth caching: a
-    /// prepared 500-row upsert holds megabytes in every connection that ran it.
+    /// Large generated statements (bulk inserts, long `IN` lists) are not cached unless marked
+    /// [`Builder::reusable`]: most such texts never come again, and each prepared copy stays in
+    /// every connection that ran it.
     pub(crate) fn persistent(&self) -> bool {
         self.reuse || self.args.len() <= 64
     }
