@@ -7,7 +7,7 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Row as _};
 
-use super::sql::{Arg, Cell, Col, Row, Stmt};
+use super::sql::{Arg, Array, Cell, Col, Row, Stmt};
 use super::{Error, Result, redact_url};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");
@@ -35,10 +35,10 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Postgres, PgArguments> {
             Arg::Int(i) => q.bind(*i),
             Arg::OptInt(i) => q.bind(*i),
             Arg::Bool(b) => q.bind(*b),
-            Arg::TextArray(v) => q.bind(v.as_slice()),
-            Arg::OptTextArray(v) => q.bind(v.as_slice()),
-            Arg::IntArray(v) => q.bind(v.as_slice()),
-            Arg::OptIntArray(v) => q.bind(v.as_slice()),
+            Arg::Array(Array::Text(v)) => q.bind(v.as_slice()),
+            Arg::Array(Array::OptText(v)) => q.bind(v.as_slice()),
+            Arg::Array(Array::Int(v)) => q.bind(v.as_slice()),
+            Arg::Array(Array::OptInt(v)) => q.bind(v.as_slice()),
         };
     }
     q

@@ -31,30 +31,35 @@ pub(crate) enum Arg {
     Bool(bool),
     /// A whole column, for PostgreSQL's `unnest` ([`super::unnest`]); the other backends have
     /// no array parameters and are never handed one.
-    TextArray(Vec<String>),
-    /// As [`Arg::TextArray`], with NULLs.
-    OptTextArray(Vec<Option<String>>),
-    /// As [`Arg::TextArray`], of integers.
-    IntArray(Vec<i64>),
-    /// As [`Arg::IntArray`], with NULLs.
-    OptIntArray(Vec<Option<i64>>),
+    Array(Array),
 }
 
-impl Arg {
-    /// The value as JSON text (arrays as JSON arrays).
+/// A whole column of values.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Array {
+    Text(Vec<String>),
+    OptText(Vec<Option<String>>),
+    Int(Vec<i64>),
+    OptInt(Vec<Option<i64>>),
+}
+
+impl Array {
+    /// The column as a JSON array: how a backend without array parameters binds it, so a
+    /// mistake fails as a type error of the statement, not a panic.
     pub(crate) fn to_json(&self) -> String {
-        let value = match self {
-            Arg::Text(s) => serde_json::json!(s),
-            Arg::OptText(s) => serde_json::json!(s),
-            Arg::Int(i) => serde_json::json!(i),
-            Arg::OptInt(i) => serde_json::json!(i),
-            Arg::Bool(b) => serde_json::json!(b),
-            Arg::TextArray(v) => serde_json::json!(v),
-            Arg::OptTextArray(v) => serde_json::json!(v),
-            Arg::IntArray(v) => serde_json::json!(v),
-            Arg::OptIntArray(v) => serde_json::json!(v),
-        };
-        value.to_string()
+        match self {
+            Array::Text(v) => serde_json::json!(v),
+            Array::OptText(v) => serde_json::json!(v),
+            Array::Int(v) => serde_json::json!(v),
+            Array::OptInt(v) => serde_json::json!(v),
+        }
+        .to_string()
+    }
+}
+
+impl From<Array> for Arg {
+    fn from(a: Array) -> Self {
+        Arg::Array(a)
     }
 }
 

@@ -60,11 +60,8 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
             Arg::Int(i) => q.bind(*i),
             Arg::OptInt(i) => q.bind(*i),
             Arg::Bool(b) => q.bind(*b),
-            // No array parameters here: the statements that bind them are PostgreSQL's. Bound
-            // as JSON text, a mistake fails as a type error of the statement, not a panic.
-            Arg::TextArray(_) | Arg::OptTextArray(_) | Arg::IntArray(_) | Arg::OptIntArray(_) => {
-                q.bind(arg.to_json())
-            }
+            // No array parameters here: the statements that bind them are PostgreSQL's.
+            Arg::Array(a) => q.bind(a.to_json()),
         };
     }
     q

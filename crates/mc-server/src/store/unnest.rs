@@ -6,7 +6,7 @@
 //! connection, planned once, and the rows travel as 13 binary arrays.
 
 use super::object::parse_rfc3339;
-use super::sql::{Arg, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
+use super::sql::{Array, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
 
 /// Objects (and label rows) per statement: no parameter limit applies, so a whole batch of the
 /// writer goes in one statement.
@@ -51,13 +51,13 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     );
     let texts = [namespace, name, group, version, resource, kind, rv];
     for column in texts {
-        b.bind(Arg::TextArray(column)).push("::text[], ");
+        b.bind(Array::Text(column)).push("::text[], ");
     }
-    b.bind(Arg::OptTextArray(owners)).push("::text[], ");
-    b.bind(Arg::TextArray(uid)).push("::text[], ");
-    b.bind(Arg::TextArray(hash)).push("::text[], ");
-    b.bind(Arg::TextArray(object)).push("::text[], ");
-    b.bind(Arg::OptIntArray(created)).push("::bigint[]");
+    b.bind(Array::OptText(owners)).push("::text[], ");
+    b.bind(Array::Text(uid)).push("::text[], ");
+    b.bind(Array::Text(hash)).push("::text[], ");
+    b.bind(Array::Text(object)).push("::text[], ");
+    b.bind(Array::OptInt(created)).push("::bigint[]");
     b.push(
         ") AS t(namespace, name, \"group\", version, resource, kind, rv, owner, uid, hash, object, \
          created)",
@@ -76,9 +76,9 @@ pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
         Dialect::Postgres,
         "INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT * FROM unnest(",
     );
-    b.bind(Arg::IntArray(ids)).push("::bigint[], ");
-    b.bind(Arg::TextArray(keys)).push("::text[], ");
-    b.bind(Arg::TextArray(values)).push("::text[])");
+    b.bind(Array::Int(ids)).push("::bigint[], ");
+    b.bind(Array::Text(keys)).push("::text[], ");
+    b.bind(Array::Text(values)).push("::text[])");
     b.finish()
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
 pub(crate) fn delete_ids(table: &str, column: &str, ids: &[i64]) -> Stmt {
     let mut b = Builder::new(Dialect::Postgres, "DELETE FROM ");
     b.push(table).push(" WHERE ").push(column).push(" = ANY(");
-    b.bind(Arg::IntArray(ids.to_vec())).push("::bigint[])");
+    b.bind(Array::Int(ids.to_vec())).push("::bigint[])");
     b.finish()
 }
 
@@ -94,6 +94,7 @@ pub(crate) fn delete_ids(table: &str, column: &str, ids: &[i64]) -> Stmt {
 mod tests {
     use super::*;
     use crate::store::StoredObject;
+    use crate::store::sql::Arg;
     use mc_types::Gvr;
 
     #[test]
@@ -111,7 +112,7 @@ mod tests {
         assert_eq!(one.sql, three.sql, "the text does not depend on the row count");
         assert_eq!(three.args.len(), 13);
         assert!(three.persistent(), "prepared once per connection");
-        let Arg::TextArray(names) = &three.args[2] else { panic!("names: {:?}", three.args[2]) };
+        let Arg::Array(Array::Text(names)) = &three.args[2] else { panic!("names: {:?}", three.args[2]) };
         assert_eq!(names, &["cm-0", "cm-1", "cm-2"]);
         assert!(three.sql.contains("$13::bigint[]"), "{}", three.sql);
 
@@ -119,9 +120,9 @@ mod tests {
         assert_eq!(
             labels.args,
             [
-                Arg::IntArray(vec![1, 2]),
-                Arg::TextArray(vec!["a".into(), "a".into()]),
-                Arg::TextArray(vec!["b".into(), "c".into()])
+                Arg::Array(Array::Int(vec![1, 2])),
+                Arg::Array(Array::Text(vec!["a".into(), "a".into()])),
+                Arg::Array(Array::Text(vec!["b".into(), "c".into()])),
             ]
         );
     }
