@@ -7,7 +7,11 @@ use mc_server::config::{Args, Settings};
 use tracing_subscriber::EnvFilter;
 
 // mimalloc hands freed memory back to the system far more readily than glibc's per-thread
-// arenas, which keeps the server's RSS close to what it actually holds after a large sync.
+// arenas, which keeps the server's RSS close to what it actually holds after a large sync. It is
+// built without transparent huge pages (`no_thp`): with them, every 2 MiB region it touched
+// counted whole in RSS and was zeroed whole by the kernel, 10 % of a first sync's CPU. Without
+// them a first sync of 90k objects peaks about 30 MiB lower, settles about 25 MiB lower and
+// takes 7 % less CPU (README, "Memory").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
