@@ -764,3 +764,57 @@ pub(crate) async fn next_within<R: tokio::io::AsyncBufRead + Unpin>(
         .unwrap_or_else(|_| panic!("an event within {within:?}"));
     serde_json::from_str(&line.unwrap().expect("stream open")).unwrap()
 }
+
+/// A cluster that refuses streaming lists (`sendInitialEvents`, refused by Kubernetes < 1.27 and
+/// by 1.27–1.33 with their default `WatchList=false`) is listed in pages instead, and then
+/// watched: every object arrives, and later changes too.
+#[tokio::test]
+async fn a_cluster_without_streaming_lists_is_listed_in_pages_and_watched() {
+    const NS: &str = "mc-legacy";
+    const N: usize = 120;
+    let env = TestEnv::legacy_from_env();
+    let cluster = &env.clusters[0];
+    let client = env.client(cluster).await.unwrap();
+    // The environment is what the test says: this API server refuses a streaming list.
+    let probe: Api<ConfigMap> = Api::all(client.clone());
+    let params = kube::api::WatchParams { send_initial_events: true, bookmarks: true, ..Default::default() };
+    match probe.watch(&params, "0").await {
+        Err(kube::Error::Api(s)) => assert_eq!(s.code, 422, "{s:?}"),
+        Err(e) => panic!("expected 422 Invalid for a streaming list, got {e}"),
+        Ok(_) => {
+            panic!("{} accepts streaming lists: start it with --feature-gates=WatchList=false", cluster.name)
+        }
+    }
+    ensure_namespace(&client, NS).await;
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
+    stream::iter(0..N)
+        .for_each_concurrent(16, |i| {
+            let cms = cms.clone();
+            async move {
+                let cm = serde_json::from_value(json!({
+                    "metadata": {"name": format!("cm-{i:04}"), "labels": {"idx": i.to_string()}},
+                    "data": {"payload": "x".repeat(256)}
+                }))
+                .unwrap();
+                create_ignoring_conflict(&cms, cm).await;
+            }
+        })
+        .await;
+    let server = McServer::start(&env, "legacy-lists", Options::default()).await;
+    let listed = |keys: Vec<(String, String, String)>| keys.into_iter().filter(|k| k.1 == NS).count();
+    // `kube-root-ca.crt` is in every namespace too.
+    assert_eq!(listed(server.keys("v1/configmaps").await), N + 1, "every ConfigMap listed");
+    let (status, clusters) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::OK);
+    let info = &clusters.as_array().unwrap()[0];
+    assert_eq!(info["status"], "Synced", "{info}");
+    assert_eq!(info["typesListed"], info["resourceTypes"], "{info}");
+    assert!(info["message"].is_null(), "a refused streaming list is not a failure: {info}");
+    // Watched after the paged list.
+    let cm = serde_json::from_value(json!({"metadata": {"name": "cm-later"}, "data": {"a": "b"}})).unwrap();
+    create_ignoring_conflict(&cms, cm).await;
+    eventually("the ConfigMap created after the list", Duration::from_secs(10), || async {
+        (listed(server.keys("v1/configmaps").await) == N + 2).then_some(())
+    })
+    .await;
+}
