@@ -4,9 +4,8 @@
 #   scripts/test.sh
 #
 # Installs what it needs (Debian packages, Kubernetes binaries built into a cache), brings up
-# three clusters (and a fourth without streaming lists) with scripts/testenv and MariaDB +
-# PostgreSQL with scripts/testdb, runs every test target, and always tears the clusters and
-# databases down.
+# three clusters with scripts/testenv and MariaDB + PostgreSQL with scripts/testdb, runs every
+# test target, and always tears the clusters and databases down.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -39,7 +38,6 @@ cleanup() {
   local rc=$?
   step "Tear down"
   scripts/testenv down --dir "$WORK/clusters" || true
-  scripts/testenv down --dir "$WORK/legacy" || true
   [[ -x scripts/testdb ]] && { scripts/testdb down --dir "$WORK/db" || true; }
   if [[ $rc -ne 0 && -d $WORK/clusters/logs ]]; then
     info "component logs kept in $WORK/clusters/logs"
@@ -54,10 +52,6 @@ step "Test clusters (scripts/testenv up)"
 scripts/testenv up --clusters 3 --names tencent1,tencent2,tencent4 --dir "$WORK/clusters"
 export MC_TESTENV_DIR=$WORK/clusters
 export MC_TESTENV_BIN=$(scripts/testenv bin)
-# One more cluster whose API server refuses streaming lists, as Kubernetes 1.27-1.33 do by default.
-MC_TESTENV_APISERVER_FLAGS=--feature-gates=WatchList=false \
-  scripts/testenv up --clusters 1 --names legacy1 --dir "$WORK/legacy"
-export MC_TESTENV_LEGACY_DIR=$WORK/legacy
 
 if [[ -x scripts/testdb ]]; then
   step "Test databases (scripts/testdb up)"

@@ -35,20 +35,6 @@ impl TestEnv {
         Self::open(&dir).unwrap_or_else(|e| panic!("MC_TESTENV_DIR={}: {e:#}", dir.display()))
     }
 
-    /// Reads `MC_TESTENV_LEGACY_DIR`: one cluster whose API server has the `WatchList` feature
-    /// off, so it refuses streaming lists as Kubernetes 1.27–1.33 do by default
-    /// (`MC_TESTENV_APISERVER_FLAGS=--feature-gates=WatchList=false scripts/testenv up …`).
-    pub fn legacy_from_env() -> TestEnv {
-        let dir = std::env::var_os("MC_TESTENV_LEGACY_DIR").map(PathBuf::from).unwrap_or_else(|| {
-            panic!(
-                "MC_TESTENV_LEGACY_DIR is not set: run scripts/test.sh, or \
-                 `MC_TESTENV_APISERVER_FLAGS=--feature-gates=WatchList=false scripts/testenv up --clusters 1 \
-                 --names legacy1 --dir DIR` and export MC_TESTENV_LEGACY_DIR=DIR"
-            )
-        });
-        Self::open(&dir).unwrap_or_else(|e| panic!("MC_TESTENV_LEGACY_DIR={}: {e:#}", dir.display()))
-    }
-
     fn open(dir: &Path) -> Result<TestEnv> {
         let list = std::fs::read_to_string(dir.join("clusters"))
             .context("no clusters file: is `scripts/testenv up` done for this directory?")?;
