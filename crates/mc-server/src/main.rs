@@ -11,7 +11,7 @@ use tracing_subscriber::EnvFilter;
 // built without transparent huge pages (`no_thp`): with them, every 2 MiB region it touched
 // counted whole in RSS and was zeroed whole by the kernel, 10 % of a first sync's CPU. Without
 // them a first sync of 90k objects peaks about 30 MiB lower, settles about 25 MiB lower and
-// takes 7 % less CPU (README, "Memory").
+// takes 7 % less CPU (README, "Benchmarks").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
