@@ -885,29 +885,41 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
     for chunk in sql::write_chunks(d, objects) {
         let upsert = sql::upsert_resources(d, cluster, chunk);
         let rows = if sql::upsert_returns_ids(d) {
-            tx.fetch(upsert, &sql::IDS_BY_UID_COLS).await?
+            tx.fetch(upsert, sql::upsert_cols(d)).await?
         } else {
             tx.execute(upsert).await?;
             let uids = chunk.iter().map(|p| p.object.uid.as_str());
             tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
         };
-        let mut ids: HashMap<(String, String, String, String), i64> = HashMap::with_capacity(rows.len());
+        // (id, created by this upsert): only PostgreSQL tells the second, others answer `false`.
+        let mut ids: HashMap<(String, String, String, String), (i64, bool)> =
+            HashMap::with_capacity(rows.len());
         for mut r in rows {
-            ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), r.int(0));
+            let created = r.0.len() > 5 && r.int(5) == 1;
+            ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), (r.int(0), created));
         }
+        let mut stale: Vec<i64> = Vec::new();
         let with_ids: Vec<(i64, &BTreeMap<String, String>)> = chunk
             .iter()
             .filter_map(|p| {
                 let o = p.object;
                 let key = (o.gvr.group.clone(), o.gvr.version.clone(), o.gvr.resource.clone(), o.uid.clone());
-                ids.get(&key).map(|&id| (id, &o.labels))
+                let &(id, created) = ids.get(&key)?;
+                if !created {
+                    stale.push(id);
+                }
+                Some((id, &o.labels))
             })
             .collect();
         if with_ids.is_empty() {
             continue;
         }
-        let id_list: Vec<i64> = with_ids.iter().map(|(id, _)| *id).collect();
-        tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &id_list)).await?;
+        // A created row has no label rows yet. Skipping their delete also spares PostgreSQL a
+        // plan made while the table was nearly empty: on some connections it scanned the whole
+        // label table, and a first sync's batches slowed as it filled (0.16 s → 0.9 s).
+        if !stale.is_empty() {
+            tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &stale)).await?;
+        }
         labels.extend(sql::label_rows(with_ids));
     }
     for rows in labels.chunks(label_chunk) {

@@ -483,6 +483,13 @@ pub(crate) fn select_ids_by_uid<'a>(
 
 pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text];
 
+/// What [`upsert_resources`] answers: [`IDS_BY_UID_COLS`], and on PostgreSQL whether the row was
+/// created by this statement (no label rows of it can exist yet).
+pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
+    const WITH_CREATED: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Bool];
+    if d == Dialect::Postgres { &WITH_CREATED } else { &IDS_BY_UID_COLS }
+}
+
 /// `DELETE FROM table WHERE column IN (ids)`.
 pub(crate) fn delete_ids(d: Dialect, table: &str, column: &str, ids: &[i64]) -> Stmt {
     if d == Dialect::Postgres {

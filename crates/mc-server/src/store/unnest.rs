@@ -13,7 +13,7 @@ use super::sql::{Array, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDAT
 pub(crate) const CHUNK: usize = 2000;
 
 /// Upsert of `rows` (distinct natural keys) into `resources`, answering the
-/// [`super::sql::IDS_BY_UID_COLS`] of every row written, as [`super::sql::upsert_resources`].
+/// [`super::sql::upsert_cols`] of every row written, as [`super::sql::upsert_resources`].
 pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     let mut columns: [Vec<String>; 10] = Default::default();
     let mut owners: Vec<Option<String>> = Vec::with_capacity(rows.len());
@@ -63,7 +63,9 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
          created)",
     );
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
-    b.push(" RETURNING id, \"group\", version, resource, uid");
+    // A row inserted by this statement has no deleting transaction (`xmax = 0`); an updated one
+    // has this one. Label rows of created rows need no delete: a first sync deletes nothing.
+    b.push(" RETURNING id, \"group\", version, resource, uid, (xmax = 0) AS created");
     b.finish()
 }
 
