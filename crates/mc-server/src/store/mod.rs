@@ -895,7 +895,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
         let mut ids: HashMap<(String, String, String, String), (i64, bool)> =
             HashMap::with_capacity(rows.len());
         for mut r in rows {
-            let created = r.0.len() > 5 && r.int(5) == 1;
+            let created = r.bool(5);
             ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), (r.int(0), created));
         }
         let mut stale: Vec<i64> = Vec::new();
