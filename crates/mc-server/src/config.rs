@@ -101,6 +101,8 @@ pub struct Settings {
     pub admin_namespaces: Vec<String>,
     /// With a shared database: the most clusters this replica syncs (`None`: no limit).
     pub max_clusters_per_replica: Option<usize>,
+    /// How lists are read (`sync.listPageSize`, `sync.unpagedListMax`).
+    pub lists: crate::sync::ListSizes,
 }
 
 impl Settings {
@@ -169,8 +171,17 @@ impl Settings {
                 "sync.maxClustersPerReplica must be at least 1 (leave it out for no limit)".into(),
             ));
         }
+        if file.sync.list_page_size == Some(0) {
+            return Err(invalid("sync.listPageSize must be at least 1".into()));
+        }
+        let defaults = crate::sync::ListSizes::default();
+        let lists = crate::sync::ListSizes {
+            page: file.sync.list_page_size.unwrap_or(defaults.page),
+            unpaged_max: file.sync.unpaged_list_max.map_or(defaults.unpaged_max, i64::from),
+        };
         Ok(Settings {
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
+            lists,
             config_path: args.config,
             clusters,
             listen,

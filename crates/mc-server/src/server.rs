@@ -69,6 +69,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
         health,
+        lists: settings.lists,
     };
     for spec in &settings.clusters {
         let cluster = Arc::new(Cluster::new(spec.clone()));

@@ -457,6 +457,14 @@ pub struct SyncSection {
     /// clusters, at least `n / (r - 1)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_clusters_per_replica: Option<u32>,
+    /// Objects per request when a type's list is read in pages (default 2,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_page_size: Option<u32>,
+    /// A list of at most this many objects is read in one answer, which the API server serves
+    /// from its watch cache for about half the CPU of pages, and parsed as it arrives; a larger
+    /// one is read in pages. Default 50,000; 0 reads every list in pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpaged_list_max: Option<u32>,
 }
 
 impl Default for SyncSection {
@@ -466,6 +474,8 @@ impl Default for SyncSection {
             exclude_resources: Vec::new(),
             redact_secrets: true,
             max_clusters_per_replica: None,
+            list_page_size: None,
+            unpaged_list_max: None,
         }
     }
 }

@@ -5,6 +5,8 @@ pub mod cluster;
 pub mod discovery;
 pub mod feed;
 pub mod history;
+pub mod list_reader;
+pub mod list_watch;
 pub mod object;
 pub mod resilient;
 pub mod shard;
@@ -16,6 +18,7 @@ use crate::store::Store;
 
 pub use cluster::spawn_cluster;
 pub use discovery::Filter;
+pub use list_watch::ListSizes;
 pub use object::Prepare;
 
 /// What every sync task shares.
@@ -48,6 +51,8 @@ pub struct SyncContext {
     pub exclude_resources: Vec<String>,
     /// Whether the store accepts writes (for `/readyz`).
     pub health: std::sync::Arc<resilient::StoreHealth>,
+    /// How lists are read: in pages, or in one answer read as it arrives.
+    pub lists: ListSizes,
 }
 
 /// The message of a panic, if it has one (for reporting a bug that was caught).

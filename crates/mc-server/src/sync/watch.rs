@@ -5,21 +5,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use kube::api::{Api, ApiResource};
+use kube::api::ApiResource;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
 use mc_types::gvr::ResourceInfo;
 use tracing::{debug, warn};
 
 use super::SyncContext;
-use super::watched::WatchedObject;
+use super::list_watch::list_watch;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 use crate::store::StoredObject;
 
-/// Objects per list request, and per page handed to the writer. The API server answers a
-/// paginated list from etcd: on 3 clusters × 30,000 ConfigMaps, pages of 500 cost it 2.5 s and
-/// pages of 2,000 1.6 s (0.85 s unpaginated). A page is held in memory until written, so this
+/// Listed objects per page handed to the writer. A page is held in memory until written, so this
 /// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them).
 const LIST_PAGE: u32 = 2000;
 
@@ -34,11 +32,9 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         kind: info.kind.clone(),
         plural: info.resource.clone(),
     };
-    let api: Api<WatchedObject> = Api::all_with(client, &ar);
-    let config = watcher::Config::default().page_size(LIST_PAGE);
-    // A new watcher starts with a full list: that is how a relist asked for by the writer (a
+    // A new stream starts with a full list: that is how a relist asked for by the writer (a
     // list that was not written completely) happens.
-    let mut stream = Box::pin(watcher(api.clone(), config.clone()).default_backoff());
+    let mut stream = Box::pin(list_watch(client.clone(), &ar, ctx.lists).default_backoff());
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();
     let mut keep: HashSet<String> = HashSet::new();
@@ -52,7 +48,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
-            stream = Box::pin(watcher(api.clone(), config.clone()).default_backoff());
+            stream = Box::pin(list_watch(client.clone(), &ar, ctx.lists).default_backoff());
         }
         let event = tokio::select! {
             event = stream.next() => match event {

@@ -186,6 +186,28 @@ async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backe
     }
 }
 
+/// Lists are read three ways, chosen by the first page: one page; one answer read as it arrives
+/// (from the API server's watch cache, at most `sync.unpagedListMax` objects); pages. Small sizes
+/// make the few hundred objects of each cluster take every way, and the store holds exactly
+/// what the clusters hold either way.
+#[tokio::test]
+async fn lists_read_whole_or_in_pages_store_exactly_what_the_clusters_hold() {
+    let env = TestEnv::from_env();
+    futures::future::join_all(env.clusters.iter().map(|c| load_objects(&env, c))).await;
+    // ConfigMaps (400 and more per cluster) in pages of 50; Secrets (60 and more, fewer than
+    // 300) in one answer; Deployments (20) in one page.
+    let config = config_with(&env, "list-sizes", "sync: {listPageSize: 50, unpagedListMax: 300}");
+    let server =
+        McServer::start(&env, "list-sizes", Options { config: Some(config), ..Default::default() }).await;
+    assert_store_equals_clusters(&env, &server, "sqlite").await;
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    let count = |what: &str, url: &str| log.lines().filter(|l| l.contains(what) && l.contains(url)).count();
+    let n = env.clusters.len();
+    assert_eq!(count("listing in pages", "url=/api/v1/configmaps "), n, "ConfigMaps in pages");
+    assert_eq!(count("listing without pages", "url=/api/v1/secrets "), n, "Secrets in one answer");
+    assert_eq!(count("listing", "url=/apis/apps/v1/deployments "), 0, "Deployments in one page");
+}
+
 #[tokio::test]
 async fn secret_values_never_appear_in_api_output() {
     let env = TestEnv::from_env();
