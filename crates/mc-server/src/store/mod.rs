@@ -891,19 +891,17 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
             let uids = chunk.iter().map(|p| p.object.uid.as_str());
             tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
         };
-        // (id, created by this upsert): only PostgreSQL tells the second, others answer `false`.
-        let mut ids: HashMap<(String, String, String, String), (i64, bool)> =
-            HashMap::with_capacity(rows.len());
-        for mut r in rows {
-            let created = r.bool(5);
-            ids.insert((r.text(1), r.text(2), r.text(3), r.text(4)), (r.int(0), created));
-        }
+        // (id, created by this upsert) by (group, version, resource, uid), borrowed from the rows:
+        // only PostgreSQL tells the second, others answer `false`.
+        let ids: HashMap<(&str, &str, &str, &str), (i64, bool)> =
+            rows.iter().map(|r| ((r.str(1), r.str(2), r.str(3), r.str(4)), (r.int(0), r.bool(5)))).collect();
         let mut stale: Vec<i64> = Vec::new();
         let with_ids: Vec<(i64, &BTreeMap<String, String>)> = chunk
             .iter()
             .filter_map(|p| {
                 let o = p.object;
-                let key = (o.gvr.group.clone(), o.gvr.version.clone(), o.gvr.resource.clone(), o.uid.clone());
+                let key =
+                    (o.gvr.group.as_str(), o.gvr.version.as_str(), o.gvr.resource.as_str(), o.uid.as_str());
                 let &(id, created) = ids.get(&key)?;
                 if !created {
                     stale.push(id);
