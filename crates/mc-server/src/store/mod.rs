@@ -330,35 +330,78 @@ enum Conn {
 }
 
 /// One transaction; every operation runs in one.
+///
+/// Each step (BEGIN, a statement, COMMIT) runs to its end in a task of its own, which holds the
+/// connection meanwhile. sqlx's connections are not cancel-safe: a statement dropped half-way
+/// leaves its answer unread, and the next user of the pooled connection (MySQL/MariaDB) can wait
+/// for ever; a BEGIN dropped before its answer leaves a transaction nobody ends (PostgreSQL, and
+/// MySQL: sqlx counts it only once answered). Callers are dropped: an HTTP client that goes away,
+/// a probe that times out. A dropped caller's step still finishes in its task, and the
+/// transaction is then rolled back at a clean boundary, as any transaction dropped uncommitted.
 struct Tx {
-    conn: Conn,
+    /// `None` only while a step runs.
+    conn: Option<Conn>,
     dialect: Dialect,
     _write: Option<OwnedMutexGuard<()>>,
 }
 
+/// Runs one step of a transaction to its end, whether or not its caller waits (see [`Tx`]).
+async fn detached<T: Send + 'static>(step: impl Future<Output = T> + Send + 'static) -> Result<T> {
+    match tokio::spawn(step).await {
+        Ok(v) => Ok(v),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // The runtime is shutting down.
+        Err(_) => Err(Error::Query(sqlx::Error::PoolClosed)),
+    }
+}
+
 impl Tx {
+    fn take(&mut self) -> Result<Conn> {
+        // Only a step that panicked leaves no connection; its caller unwound with it.
+        self.conn.take().ok_or(Error::Query(sqlx::Error::PoolClosed))
+    }
+
     async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
-        match &mut self.conn {
-            Conn::Sqlite(tx) => sqlite::execute(tx, &stmt).await,
-            Conn::MySql(tx) => mysql::execute(tx, &stmt).await,
-            Conn::Postgres(tx) => postgres::execute(tx, &stmt).await,
-        }
+        let mut conn = self.take()?;
+        let (conn, result) = detached(async move {
+            let result = match &mut conn {
+                Conn::Sqlite(tx) => sqlite::execute(tx, &stmt).await,
+                Conn::MySql(tx) => mysql::execute(tx, &stmt).await,
+                Conn::Postgres(tx) => postgres::execute(tx, &stmt).await,
+            };
+            (conn, result)
+        })
+        .await?;
+        self.conn = Some(conn);
+        result
     }
 
     async fn fetch(&mut self, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
-        match &mut self.conn {
-            Conn::Sqlite(tx) => sqlite::fetch(tx, &stmt, cols).await,
-            Conn::MySql(tx) => mysql::fetch(tx, &stmt, cols).await,
-            Conn::Postgres(tx) => postgres::fetch(tx, &stmt, cols).await,
-        }
+        let mut conn = self.take()?;
+        let cols = cols.to_vec();
+        let (conn, result) = detached(async move {
+            let result = match &mut conn {
+                Conn::Sqlite(tx) => sqlite::fetch(tx, &stmt, &cols).await,
+                Conn::MySql(tx) => mysql::fetch(tx, &stmt, &cols).await,
+                Conn::Postgres(tx) => postgres::fetch(tx, &stmt, &cols).await,
+            };
+            (conn, result)
+        })
+        .await?;
+        self.conn = Some(conn);
+        result
     }
 
-    async fn commit(self) -> Result<()> {
-        match self.conn {
-            Conn::Sqlite(tx) => tx.commit().await?,
-            Conn::MySql(tx) => tx.commit().await?,
-            Conn::Postgres(tx) => tx.commit().await?,
-        }
+    async fn commit(mut self) -> Result<()> {
+        let conn = self.take()?;
+        detached(async move {
+            match conn {
+                Conn::Sqlite(tx) => tx.commit().await,
+                Conn::MySql(tx) => tx.commit().await,
+                Conn::Postgres(tx) => tx.commit().await,
+            }
+        })
+        .await??;
         Ok(())
     }
 }
@@ -459,10 +502,18 @@ impl Store {
                 (Conn::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?), Some(guard))
             }
             Pool::Sqlite(p) => (Conn::Sqlite(p.begin().await?), None),
-            Pool::MySql(p) => (Conn::MySql(p.begin().await?), None),
-            Pool::Postgres(p) => (Conn::Postgres(p.begin().await?), None),
+            // In a task of its own (see `Tx`): a BEGIN whose caller is dropped still completes,
+            // and its transaction is then rolled back.
+            Pool::MySql(p) => {
+                let p = p.clone();
+                (Conn::MySql(detached(async move { p.begin().await }).await??), None)
+            }
+            Pool::Postgres(p) => {
+                let p = p.clone();
+                (Conn::Postgres(detached(async move { p.begin().await }).await??), None)
+            }
         };
-        Ok(Tx { conn, dialect, _write: guard })
+        Ok(Tx { conn: Some(conn), dialect, _write: guard })
     }
 
     /// Applies a batch of watch events of one cluster in one transaction, in order. An upsert
