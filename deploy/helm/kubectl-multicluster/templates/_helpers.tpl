@@ -103,6 +103,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.tokens }}{{ $_ := set $server "tokens" . }}{{ end }}
 {{- $sync := dict "excludeGroups" .Values.sync.excludeGroups "excludeResources" .Values.sync.excludeResources "redactSecrets" .Values.sync.redactSecrets }}
 {{- with .Values.sync.maxClustersPerReplica }}{{ $_ := set $sync "maxClustersPerReplica" (int .) }}{{ end }}
+{{- if not (kindIs "invalid" .Values.sync.unpagedListMax) }}{{ $_ := set $sync "unpagedListMax" (int .Values.sync.unpagedListMax) }}{{ end }}
+{{- with .Values.sync.listPageSize }}{{ $_ := set $sync "listPageSize" (int .) }}{{ end }}
 {{- toYaml (dict "clusters" $clusters "server" $server "sync" $sync) }}
 {{- end }}
 
