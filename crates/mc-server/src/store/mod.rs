@@ -338,6 +338,7 @@ enum Conn {
 /// MySQL: sqlx counts it only once answered). Callers are dropped: an HTTP client that goes away,
 /// a probe that times out. A dropped caller's step still finishes in its task, and the
 /// transaction is then rolled back at a clean boundary, as any transaction dropped uncommitted.
+/// (SQLite's BEGIN already runs on its connection's own thread, whatever its caller does.)
 struct Tx {
     /// `None` only while a step runs.
     conn: Option<Conn>,

@@ -146,7 +146,7 @@ impl ListReader {
                     self.at = At::InKey;
                     from = Some(i);
                 }
-                (At::Key | At::Next, b'}') if self.depth == 1 => {
+                (At::Key | At::Next, b'}') => {
                     self.depth = 0;
                     self.at = At::End;
                 }

@@ -48,6 +48,7 @@ impl Default for ListSizes {
         Self { page: 2000, unpaged_max: 50_000 }
     }
 }
+
 /// The API server closes a watch after 290 s (kube's default); one silent for 5 s more than that
 /// is taken for dead.
 const WATCH_IDLE: Duration = Duration::from_secs(295);
@@ -55,11 +56,13 @@ const WATCH_IDLE: Duration = Duration::from_secs(295);
 type Body = Pin<Box<dyn AsyncBufRead + Send>>;
 
 enum State {
-    /// Nothing listed: the next step lists.
+    /// Nothing listed: the next step announces a list.
     Empty,
+    /// The next step reads the first page, which decides how the rest is read.
+    FirstPage,
     /// Reading the list in pages: the items of the page read, and where the next one starts
-    /// (`None` on the first page, before it is read, and after the last).
-    Paging { first: bool, continue_token: Option<String>, objects: VecDeque<WatchedObject>, version: String },
+    /// (`None` after the last).
+    Paging { continue_token: Option<String>, objects: VecDeque<WatchedObject>, version: String },
     /// Reading the list without pages, as it arrives.
     Streaming { body: Body, reader: ListReader, objects: VecDeque<WatchedObject> },
     /// Listed at `version`: the next step starts the watch.
@@ -101,26 +104,22 @@ impl Walker {
     /// One step: an event to yield (or `None` to step again) and the next state.
     async fn step(&self, state: State) -> (Option<Result<Event<WatchedObject>>>, State) {
         match state {
-            State::Empty => (
-                Some(Ok(Event::Init)),
-                State::Paging {
-                    first: true,
-                    continue_token: None,
-                    objects: VecDeque::new(),
-                    version: String::new(),
-                },
-            ),
-            State::Paging { first, continue_token, mut objects, version } => {
+            State::Empty => (Some(Ok(Event::Init)), State::FirstPage),
+            State::FirstPage => self.first_page().await,
+            State::Paging { continue_token, mut objects, version } => {
                 if let Some(object) = objects.pop_front() {
                     return (
                         Some(Ok(Event::InitApply(object))),
-                        State::Paging { first, continue_token, objects, version },
+                        State::Paging { continue_token, objects, version },
                     );
                 }
-                if !first && continue_token.is_none() {
-                    return (Some(Ok(Event::InitDone)), State::Listed { version });
+                match continue_token {
+                    None => (Some(Ok(Event::InitDone)), State::Listed { version }),
+                    Some(token) => match self.page(token).await {
+                        Ok(next) => (None, next),
+                        Err(e) => (Some(Err(e)), State::Empty),
+                    },
                 }
-                self.page(first, continue_token).await
             }
             State::Streaming { mut body, mut reader, mut objects } => {
                 if let Some(object) = objects.pop_front() {
@@ -160,18 +159,10 @@ impl Walker {
             State::Watching { version, mut stream } => {
                 let next = tokio::time::timeout(WATCH_IDLE, stream.next()).await.ok().flatten();
                 match next {
-                    Some(Ok(WatchEvent::Added(o) | WatchEvent::Modified(o))) => match o.resource_version() {
-                        Some(v) if !v.is_empty() => {
-                            (Some(Ok(Event::Apply(o))), State::Watching { version: v, stream })
-                        }
-                        _ => (Some(Err(Error::NoResourceVersion)), State::Empty),
-                    },
-                    Some(Ok(WatchEvent::Deleted(o))) => match o.resource_version() {
-                        Some(v) if !v.is_empty() => {
-                            (Some(Ok(Event::Delete(o))), State::Watching { version: v, stream })
-                        }
-                        _ => (Some(Err(Error::NoResourceVersion)), State::Empty),
-                    },
+                    Some(Ok(WatchEvent::Added(o) | WatchEvent::Modified(o))) => {
+                        changed(o, Event::Apply, stream)
+                    }
+                    Some(Ok(WatchEvent::Deleted(o))) => changed(o, Event::Delete, stream),
                     Some(Ok(WatchEvent::Bookmark(b))) => {
                         (None, State::Watching { version: b.metadata.resource_version, stream })
                     }
@@ -190,32 +181,18 @@ impl Walker {
         }
     }
 
-    /// Reads a page. The first one also decides how the rest is read: a list of at most
+    /// Reads the first page. It also decides how the rest is read: a list of at most
     /// [`ListSizes::unpaged_max`] objects is read again whole, as it arrives.
-    async fn page(
-        &self,
-        first: bool,
-        continue_token: Option<String>,
-    ) -> (Option<Result<Event<WatchedObject>>>, State) {
-        let mut params = ListParams::default().limit(self.sizes.page);
-        params.continue_token = continue_token;
-        let list = match self.api.list(&params).await {
+    async fn first_page(&self) -> (Option<Result<Event<WatchedObject>>>, State) {
+        let list = match self.api.list(&ListParams::default().limit(self.sizes.page)).await {
             Ok(list) => list,
             Err(e) => return (Some(Err(Error::InitialListFailed(e))), State::Empty),
         };
-        let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
-        let version = list.metadata.resource_version.unwrap_or_default();
-        if version.is_empty() && continue_token.is_none() {
-            return (Some(Err(Error::NoResourceVersion)), State::Empty);
-        }
-        let remaining = list.metadata.remaining_item_count;
-        if first
-            && continue_token.is_some()
-            && let Some(remaining) = remaining
-            && remaining.saturating_add(list.items.len() as i64) <= self.sizes.unpaged_max
-        {
-            debug!(url = %self.url, objects = remaining + list.items.len() as i64, "listing without pages");
-            drop(list.items);
+        let objects = list.metadata.remaining_item_count.map(|r| r.saturating_add(list.items.len() as i64));
+        let more = list.metadata.continue_.as_ref().is_some_and(|c| !c.is_empty());
+        if more && objects.is_some_and(|n| n <= self.sizes.unpaged_max) {
+            debug!(url = %self.url, objects, "listing without pages");
+            drop(list);
             return match self.whole().await {
                 Ok(body) => {
                     (None, State::Streaming { body, reader: ListReader::default(), objects: VecDeque::new() })
@@ -223,10 +200,20 @@ impl Walker {
                 Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
             };
         }
-        if first && continue_token.is_some() {
-            debug!(url = %self.url, remaining = ?remaining, "listing in pages");
+        if more {
+            debug!(url = %self.url, objects, "listing in pages");
         }
-        (None, State::Paging { first: false, continue_token, objects: list.items.into(), version })
+        match paged(list) {
+            Ok(next) => (None, next),
+            Err(e) => (Some(Err(e)), State::Empty),
+        }
+    }
+
+    /// Reads the page that `continue_token` starts.
+    async fn page(&self, continue_token: String) -> Result<State> {
+        let mut params = ListParams::default().limit(self.sizes.page);
+        params.continue_token = Some(continue_token);
+        paged(self.api.list(&params).await.map_err(Error::InitialListFailed)?)
     }
 
     /// The whole list in one answer, its body to read as it arrives.
@@ -235,6 +222,28 @@ impl Walker {
             Request::new(&self.url).list(&ListParams::default()).map_err(kube::Error::BuildRequest)?;
         let body = self.client.request_stream(request).await?;
         Ok(Box::pin(body))
+    }
+}
+
+/// A page read: its items, then the next page (if any).
+fn paged(list: kube::core::ObjectList<WatchedObject>) -> Result<State> {
+    let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
+    let version = list.metadata.resource_version.unwrap_or_default();
+    if version.is_empty() && continue_token.is_none() {
+        return Err(Error::NoResourceVersion);
+    }
+    Ok(State::Paging { continue_token, objects: list.items.into(), version })
+}
+
+/// A watched change moves the version on; one without a version cannot be watched from.
+fn changed(
+    object: WatchedObject,
+    event: fn(WatchedObject) -> Event<WatchedObject>,
+    stream: BoxStream<'static, kube::Result<WatchEvent<WatchedObject>>>,
+) -> (Option<Result<Event<WatchedObject>>>, State) {
+    match object.resource_version().filter(|v| !v.is_empty()) {
+        Some(version) => (Some(Ok(event(object))), State::Watching { version, stream }),
+        None => (Some(Err(Error::NoResourceVersion)), State::Empty),
     }
 }
 

@@ -197,6 +197,8 @@ async fn lists_read_whole_or_in_pages_store_exactly_what_the_clusters_hold() {
     // ConfigMaps (400 and more per cluster) in pages of 50; Secrets (60 and more, fewer than
     // 300) in one answer; the smallest types (Deployments, 20 here) in one page.
     let config = config_with(&env, "list-sizes", "sync: {listPageSize: 50, unpagedListMax: 300}");
+    // The server's log is appended to: only this run's lines are counted.
+    let _ = std::fs::remove_file(env.dir.join("logs").join("mc-server-list-sizes.log"));
     let server =
         McServer::start(&env, "list-sizes", Options { config: Some(config), ..Default::default() }).await;
     assert_store_equals_clusters(&env, &server, "sqlite").await;
