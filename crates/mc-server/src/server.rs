@@ -34,6 +34,15 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
     info!(storage = %redact_url(&settings.storage_url), "store ready");
+    // An empty store's first sync writes faster without two of its indexes (see
+    // `store::deferred`); they are built once every cluster finished it.
+    let deferred_indexes = match store.defer_indexes().await {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::warn!(error = %e, "deferring indexes for the first sync failed; writing with every index");
+            0
+        }
+    };
     // On SQLite every replica owns its store and syncs every cluster. Replicas that share a
     // database split the clusters through one Lease per cluster in the master.
     let master = settings.clusters.iter().find(|c| c.is_master).cloned();
@@ -116,6 +125,9 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             drop(tokio::spawn(restore_joined(master, membership.clone(), store.clone(), registry.clone())))
         }
         None => membership.mark_restore_tried(),
+    }
+    if deferred_indexes > 0 {
+        tokio::spawn(build_deferred_indexes(store.clone(), registry.clone(), membership.clone()));
     }
     if let Some(path) = settings.write_cli_config_if_missing() {
         info!(path = %path.display(), "CLI config written");
@@ -291,6 +303,35 @@ async fn follow_joins(master: ClusterSpec, membership: Arc<Membership>) {
     }
 }
 
+/// The longest a first sync goes on without the deferred indexes: a cluster that never finishes
+/// its sync does not leave queries without them for ever.
+const DEFER_INDEXES_AT_MOST: Duration = Duration::from_secs(300);
+
+/// Builds the indexes deferred for an empty store's first sync (see `store::deferred`) once the
+/// joined clusters are restored and every cluster finished its sync, retrying a failure (shown
+/// in `/readyz` meanwhile).
+async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membership: Arc<Membership>) {
+    let start = std::time::Instant::now();
+    while !(membership.restore_tried() && registry.readiness().is_ok())
+        && start.elapsed() < DEFER_INDEXES_AT_MOST
+    {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let began = std::time::Instant::now();
+        match store.build_deferred_indexes().await {
+            Ok(n) => {
+                info!(indexes = n, ms = began.elapsed().as_millis() as u64, "deferred indexes built");
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "building the deferred indexes failed; retrying"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
 /// How long the periodic count may take before the store counts as not answering.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -309,7 +350,7 @@ async fn refresh_counts(
     let mut last_optimize = std::time::Instant::now();
     loop {
         // Planner statistics after the first full sync, then every ten minutes.
-        let now_synced = registry.readiness().is_ok();
+        let now_synced = registry.readiness().is_ok() && store.pending_indexes().is_none();
         if (now_synced && !synced) || last_optimize.elapsed() > Duration::from_secs(600) {
             if let Err(e) = store.optimize().await {
                 tracing::warn!(error = %e, "refreshing planner statistics failed");

@@ -22,7 +22,8 @@ async fn healthz() -> Json<serde_json::Value> {
     Json(json!({"status": "ok"}))
 }
 
-/// 200 only when every cluster was tried and every Ready one finished its initial sync.
+/// 200 only when every cluster was tried and every Ready one finished its initial sync (and the
+/// indexes deferred for a first sync are built).
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     if !state.membership.restore_tried() {
         return Err(ApiError::unavailable(match state.membership.restore_error() {
@@ -41,6 +42,9 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
         return Err(ApiError::unavailable(format!("not ready: {problem}")));
     }
     state.registry.readiness().map_err(|why| ApiError::unavailable(format!("not ready: {why}")))?;
+    if let Some(why) = state.store.pending_indexes() {
+        return Err(ApiError::unavailable(format!("not ready: {why}")));
+    }
     Ok(Json(json!({"status": "ready"})))
 }
 

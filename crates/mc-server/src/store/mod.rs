@@ -14,11 +14,14 @@
 //!   selectors run as index-backed `EXISTS` subqueries;
 //! - `clusters`: one row per joined cluster;
 //! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
-//!   sync only their share of the clusters ([`feed`]).
+//!   sync only their share of the clusters ([`feed`]);
+//! - `deferred_indexes` (SQLite, `0005_deferred_indexes.sql`): indexes an empty store builds
+//!   after its first sync ([`deferred`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
+mod deferred;
 mod digests;
 mod feed;
 mod mysql;
@@ -314,6 +317,8 @@ pub struct Store {
     /// Set: every change written is recorded in the change feed as this replica's (see
     /// [`feed`]).
     origin: Option<Arc<str>>,
+    /// Indexes deferred for a first sync and not built yet (see [`deferred`]).
+    pending: deferred::Pending,
 }
 
 #[derive(Clone)]
@@ -432,7 +437,7 @@ impl Store {
         } else {
             return Err(Error::UnsupportedUrl { url: redact_url(url) });
         };
-        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())), origin: None })
+        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())), origin: None, pending: Default::default() })
     }
 
     /// Refreshes the query planner's statistics where the database does not do it by itself

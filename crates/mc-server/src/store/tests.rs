@@ -528,3 +528,98 @@ async fn cluster_names_come_from_objects_and_cluster_rows() {
     s.upsert_cluster(&ClusterRow { name: "a".into(), ..row }).await.unwrap();
     assert_eq!(s.cluster_names().await.unwrap(), ["a", "b", "c"]);
 }
+
+/// Names of the store's indexes on `resources` and `resource_labels`, and the plan of a query
+/// for a namespace across clusters and a label.
+async fn indexes_and_plan(store: &Store) -> (Vec<String>, String) {
+    let mut tx = store.begin(false).await.unwrap();
+    let d = tx.dialect;
+    let sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL \
+               AND tbl_name IN ('resources', 'resource_labels') ORDER BY name";
+    let names = tx.fetch(sql::Builder::new(d, sql).finish(), &[Col::Text]).await.unwrap();
+    let plan = "EXPLAIN QUERY PLAN SELECT id FROM resources WHERE \"group\" = '' AND version = 'v1' \
+                AND resource = 'pods' AND namespace = 'ns' AND EXISTS (SELECT 1 FROM resource_labels \
+                WHERE resource_id = resources.id AND \"key\" = 'app' AND \"value\" = 'web')";
+    let plan =
+        tx.fetch(sql::Builder::new(d, plan).finish(), &[Col::Int, Col::Int, Col::Int, Col::Text]).await;
+    tx.commit().await.unwrap();
+    let plan = plan.unwrap().iter().map(|r| r.str(3).to_string()).collect::<Vec<_>>().join("; ");
+    (names.into_iter().map(|mut r| r.text(0)).collect(), plan)
+}
+
+const EVERY_INDEX: [&str; 4] =
+    ["ix_resource_labels_kv", "ix_resources_namespace", "ix_resources_order", "uq_resources_key"];
+
+#[tokio::test]
+async fn an_empty_store_defers_two_indexes_and_builds_them_after_its_first_sync() {
+    let t = temp_store().await;
+    let s = &t.store;
+    assert_eq!(indexes_and_plan(s).await.0, EVERY_INDEX);
+    assert_eq!(s.defer_indexes().await.unwrap(), 2);
+    assert_eq!(indexes_and_plan(s).await.0, ["ix_resources_order", "uq_resources_key"]);
+    assert!(s.pending_indexes().unwrap().contains("building the store's indexes"));
+
+    // Written and queried without them: the answers are the same, found by scanning.
+    let objects = (0..300).map(|i| {
+        let labels: &[(&str, &str)] = if i % 3 == 0 { &[("app", "web")] } else { &[("app", "db")] };
+        let ns = if i % 2 == 0 { "ns" } else { "other" };
+        Change::Upsert(object(&pods(), Some(ns), &format!("p{i:03}"), &format!("u{i}"), labels))
+    });
+    s.apply_batch("c1", objects.collect()).await.unwrap();
+    let q = Query {
+        namespace: Some("ns".into()),
+        labels: Some(LabelSelector::parse("app=web").unwrap()),
+        ..Query::default()
+    };
+    let before = list(s, q.clone()).await;
+    assert_eq!(before.len(), 50);
+
+    assert_eq!(s.build_deferred_indexes().await.unwrap(), 2);
+    assert_eq!(s.pending_indexes(), None);
+    let (names, plan) = indexes_and_plan(s).await;
+    assert_eq!(names, EVERY_INDEX);
+    assert!(plan.contains("ix_resources_namespace") || plan.contains("ix_resource_labels_kv"), "{plan}");
+    assert_eq!(list(s, q).await, before);
+    // Nothing is left to build, and a store with objects defers nothing.
+    assert_eq!(s.build_deferred_indexes().await.unwrap(), 0);
+    assert_eq!(s.defer_indexes().await.unwrap(), 0);
+    assert_eq!(indexes_and_plan(s).await.0, EVERY_INDEX);
+}
+
+#[tokio::test]
+async fn indexes_a_stopped_run_deferred_are_built_by_the_next() {
+    let t = temp_store().await;
+    let url = format!("sqlite://{}/nested/mc.db", t.dir.display());
+    assert_eq!(t.store.defer_indexes().await.unwrap(), 2);
+    t.store
+        .apply_batch("c1", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[("app", "web")]))])
+        .await
+        .unwrap();
+    t.store.close().await;
+
+    // The next start finds objects, so defers nothing more, but still owes the two indexes.
+    let again = Store::connect(&url).await.unwrap();
+    assert_eq!(again.defer_indexes().await.unwrap(), 2);
+    assert!(again.pending_indexes().is_some());
+    assert_eq!(again.build_deferred_indexes().await.unwrap(), 2);
+    assert_eq!(indexes_and_plan(&again).await.0, EVERY_INDEX);
+    let q = Query { labels: Some(LabelSelector::parse("app=web").unwrap()), ..Query::default() };
+    assert_eq!(list(&again, q).await, ["c1/a"]);
+}
+
+#[tokio::test]
+async fn a_deferred_index_whose_statement_was_changed_is_not_run() {
+    let t = temp_store().await;
+    let s = &t.store;
+    assert_eq!(s.defer_indexes().await.unwrap(), 2);
+    let mut tx = s.begin(true).await.unwrap();
+    let evil = "UPDATE deferred_indexes SET sql = 'CREATE INDEX x ON resources (name); DROP TABLE resources' \
+                WHERE name = 'ix_resources_namespace'";
+    tx.execute(sql::Builder::new(tx.dialect, evil).finish()).await.unwrap();
+    tx.commit().await.unwrap();
+    let err = s.build_deferred_indexes().await.unwrap_err();
+    assert!(matches!(err, Error::Corrupt(_)), "{err}");
+    let why = s.pending_indexes().unwrap();
+    assert!(why.contains("failed") && why.contains("retrying"), "{why}");
+    assert_eq!(s.count("c1").await.unwrap(), 0, "the resources table is still there");
+}
