@@ -933,18 +933,25 @@ async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<
     Ok(objects)
 }
 
-/// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels.
+/// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels. Each
+/// statement is built while the one before it runs (see [`overlapped`]).
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
     let mut labels: Vec<(i64, &str, &str)> = Vec::new();
     let label_chunk = sql::write_chunk(d).1;
-    for chunk in sql::write_chunks(d, objects) {
-        let upsert = sql::upsert_resources(d, cluster, chunk);
+    let mut chunks =
+        sql::write_chunks(d, objects).map(|chunk| (chunk, sql::upsert_resources(d, cluster, chunk)));
+    let mut next = chunks.next();
+    while let Some((chunk, upsert)) = next.take() {
         let rows = if sql::upsert_returns_ids(d) {
-            tx.fetch(upsert, sql::upsert_cols(d)).await?
+            let (rows, following) = overlapped(tx.fetch(upsert, sql::upsert_cols(d)), || chunks.next()).await;
+            next = following;
+            rows?
         } else {
-            tx.execute(upsert).await?;
+            let (done, following) = overlapped(tx.execute(upsert), || chunks.next()).await;
+            next = following;
+            done?;
             let uids = chunk.iter().map(|p| p.object.uid.as_str());
             tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
         };
@@ -966,21 +973,38 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
                 Some((id, &o.labels))
             })
             .collect();
-        if with_ids.is_empty() {
-            continue;
-        }
         // A created row has no label rows yet. Skipping their delete also spares PostgreSQL a
         // plan made while the table was nearly empty: on some connections it scanned the whole
         // label table, and a first sync's batches slowed as it filled (0.16 s → 0.9 s).
         if !stale.is_empty() {
-            tx.execute(sql::delete_ids(d, "resource_labels", "resource_id", &stale)).await?;
+            let delete = sql::delete_ids(d, "resource_labels", "resource_id", &stale);
+            overlapped(tx.execute(delete), || labels.extend(sql::label_rows(with_ids))).await.0?;
+        } else {
+            labels.extend(sql::label_rows(with_ids));
         }
-        labels.extend(sql::label_rows(with_ids));
     }
-    for rows in labels.chunks(label_chunk) {
-        tx.execute(sql::insert_labels(d, rows)).await?;
+    let mut inserts = labels.chunks(label_chunk).map(|rows| sql::insert_labels(d, rows));
+    let mut next = inserts.next();
+    while let Some(insert) = next.take() {
+        let (done, following) = overlapped(tx.execute(insert), || inserts.next()).await;
+        next = following;
+        done?;
     }
     Ok(())
+}
+
+/// Runs `work` on this task while `step`, a statement of a [`Tx`], is under way in the
+/// database (SQLite's connection thread, or the server): the step is polled once, and this task
+/// yields once so that the step's task hands its statement over, then `work` runs. The writer's
+/// statement building and the database's work then use two cores instead of taking turns.
+async fn overlapped<T, U>(step: impl Future<Output = T>, work: impl FnOnce() -> U) -> (T, U) {
+    let mut step = std::pin::pin!(step);
+    if let std::task::Poll::Ready(done) = futures::poll!(step.as_mut()) {
+        return (done, work());
+    }
+    tokio::task::yield_now().await;
+    let u = work();
+    (step.await, u)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! thousands of objects goes from the database to the HTTP response without being rebuilt.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -9,28 +10,38 @@ use serde_json::value::RawValue;
 
 /// One stored object's JSON text.
 #[derive(Clone)]
-pub struct RawObject(Box<RawValue>);
+pub struct RawObject {
+    raw: Box<RawValue>,
+    /// FNV-1a of the text, computed on first use (see [`RawObject::hash`]).
+    hash: OnceLock<u64>,
+}
 
 impl RawObject {
     /// Checks that `text` is JSON and keeps it as it is.
     pub fn from_text(text: String) -> serde_json::Result<Self> {
-        RawValue::from_string(text).map(RawObject)
+        RawValue::from_string(text).map(Self::from_raw)
     }
 
     /// JSON text that serde_json wrote or read (not checked again).
     pub fn from_raw(raw: Box<RawValue>) -> Self {
-        RawObject(raw)
+        RawObject { raw, hash: OnceLock::new() }
     }
 
     /// The JSON text of a tree.
     pub fn from_value(value: &Value) -> Self {
         // A tree always serializes to valid JSON.
-        RawObject(serde_json::value::to_raw_value(value).unwrap_or_default())
+        Self::from_raw(serde_json::value::to_raw_value(value).unwrap_or_default())
     }
 
     /// The JSON text.
     pub fn text(&self) -> &str {
-        self.0.get()
+        self.raw.get()
+    }
+
+    /// 64-bit FNV-1a of the text, as stored in the `hash` column; computed once. The sync
+    /// computes it on the cluster's task that read the object, so the single writer does not.
+    pub fn hash(&self) -> u64 {
+        *self.hash.get_or_init(|| super::sql::fnv1a(self.text().as_bytes()))
     }
 
     /// The object as a JSON tree, for callers that look inside it.
@@ -54,7 +65,7 @@ impl fmt::Debug for RawObject {
 
 impl Serialize for RawObject {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        self.raw.serialize(serializer)
     }
 }
 

@@ -416,7 +416,7 @@ pub(crate) struct Prepared<'a> {
 
 impl<'a> Prepared<'a> {
     pub(crate) fn new(object: &'a StoredObject) -> Self {
-        let hash = fnv1a_hex(object.object.text().as_bytes());
+        let hash = hex(object.object.hash());
         Self { object, hash }
     }
 }
@@ -712,11 +712,15 @@ pub(crate) fn select_clusters(d: Dialect) -> Stmt {
 pub(crate) const CLUSTER_COLS: [Col; 8] =
     [Col::Text, Col::Bool, Col::Text, Col::Text, Col::Text, Col::Text, Col::Int, Col::Text];
 
-/// 64-bit FNV-1a as 16 hex digits: stable across Rust releases, unlike `DefaultHasher`.
-pub(crate) fn fnv1a_hex(bytes: &[u8]) -> String {
+/// 64-bit FNV-1a: stable across Rust releases, unlike `DefaultHasher`.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let hash = bytes.iter().fold(OFFSET, |h, b| (h ^ u64::from(*b)).wrapping_mul(PRIME));
+    bytes.iter().fold(OFFSET, |h, b| (h ^ u64::from(*b)).wrapping_mul(PRIME))
+}
+
+/// A [`fnv1a`] hash as 16 hex digits, as the `hash` column holds it.
+fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
@@ -757,9 +761,9 @@ mod tests {
 
     #[test]
     fn fnv1a_matches_reference_vectors() {
-        assert_eq!(fnv1a_hex(b""), "cbf29ce484222325");
-        assert_eq!(fnv1a_hex(b"a"), "af63dc4c8601ec8c");
-        assert_eq!(fnv1a_hex(b"foobar"), "85944171f73967e8");
+        assert_eq!(hex(fnv1a(b"")), "cbf29ce484222325");
+        assert_eq!(hex(fnv1a(b"a")), "af63dc4c8601ec8c");
+        assert_eq!(hex(fnv1a(b"foobar")), "85944171f73967e8");
     }
 
     #[test]

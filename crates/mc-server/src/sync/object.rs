@@ -68,6 +68,8 @@ impl Prepare {
         // Serialized, not checked again: every part is JSON already (the fields as the API server
         // sent them, read by serde_json).
         let object = RawObject::from_raw(serde_json::value::to_raw_value(&json).ok()?);
+        // Hashed here, on the cluster's own task, rather than by the single writer.
+        object.hash();
         Some(StoredObject {
             gvr: gvr.clone(),
             kind: kind.to_string(),
