@@ -18,8 +18,10 @@ use crate::clusters::Cluster;
 use crate::store::StoredObject;
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
-/// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them).
-const LIST_PAGE: u32 = 2000;
+/// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them). 1,000 rather
+/// than 2,000: with three clusters listing at once, a first sync of 3 × 30k ConfigMaps peaked at
+/// 102–112 MiB instead of 121–136 MiB, in the same time.
+const LIST_PAGE: u32 = 1000;
 
 /// Runs until aborted: lists, reconciles, then streams changes to the writer. Errors are retried
 /// with the watcher's default backoff; every restart relists and reconciles.
