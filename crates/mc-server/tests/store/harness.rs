@@ -25,19 +25,42 @@ pub struct Ctx {
 impl Ctx {
     /// Rows of a table, read around the store (to see what its API does not show).
     pub async fn table_rows(&self, table: &str) -> i64 {
-        let sql = format!("SELECT COUNT(*) FROM {table}");
+        self.count(&format!("SELECT COUNT(*) FROM {table}")).await
+    }
+
+    /// Of the deferrable indexes (`ix_resources_namespace`, `ix_resource_labels_kv`), how many
+    /// the database's catalog holds.
+    pub async fn deferrable_indexes(&self) -> i64 {
+        let names = "('ix_resources_namespace', 'ix_resource_labels_kv')";
+        self.count(&match self.kind {
+            Kind::Sqlite => {
+                format!("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN {names}")
+            }
+            Kind::MySql => format!(
+                "SELECT COUNT(DISTINCT index_name) FROM information_schema.statistics \
+                 WHERE table_schema = DATABASE() AND index_name IN {names}"
+            ),
+            Kind::Postgres => format!(
+                "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN {names}"
+            ),
+        })
+        .await
+    }
+
+    /// A `SELECT COUNT(…)` read around the store.
+    async fn count(&self, sql: &str) -> i64 {
         match self.kind {
             Kind::Sqlite => {
                 let mut c = sqlx::SqliteConnection::connect(&self.url).await.unwrap();
-                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+                sqlx::query_scalar(sql).fetch_one(&mut c).await.unwrap()
             }
             Kind::MySql => {
                 let mut c = sqlx::MySqlConnection::connect(&self.url).await.unwrap();
-                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+                sqlx::query_scalar(sql).fetch_one(&mut c).await.unwrap()
             }
             Kind::Postgres => {
                 let mut c = sqlx::PgConnection::connect(&self.url).await.unwrap();
-                sqlx::query_scalar(&sql).fetch_one(&mut c).await.unwrap()
+                sqlx::query_scalar(sql).fetch_one(&mut c).await.unwrap()
             }
         }
     }
