@@ -85,6 +85,16 @@ mod tests {
     }
 
     #[test]
+    fn the_hash_is_fnv1a_of_the_text_and_follows_it() {
+        let a = RawObject::from_text(r#"{"a":1}"#.into()).unwrap();
+        assert_eq!(a.hash(), crate::store::sql::fnv1a(br#"{"a":1}"#));
+        assert_eq!(a.clone().hash(), a.hash());
+        let b = RawObject::from_value(&serde_json::json!({"a": 2}));
+        assert_ne!(a.hash(), b.hash());
+        assert_eq!(b.hash(), crate::store::sql::fnv1a(b.text().as_bytes()));
+    }
+
+    #[test]
     fn text_that_is_not_json_is_refused() {
         assert!(RawObject::from_text("{not json".into()).is_err());
     }
