@@ -10,8 +10,9 @@
 //! [`ListSizes::unpaged_max`] objects is read again whole, without pages, and parsed as it
 //! arrives ([`ListReader`]), so it holds one object at a time whatever its length; a larger list
 //! is read in pages, as before, which bounds what the API server builds for one answer and the
-//! time a slow reader holds it. Watching is kube's watcher's: bookmarks, the server's 290 s
-//! timeout, a relist on `410 Gone`.
+//! time a slow reader holds it; should such a list outlive etcd's compaction (its continue
+//! token expires), it starts over in one answer. Watching is kube's watcher's: bookmarks, the
+//! server's 290 s timeout, a relist on `410 Gone`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -117,6 +118,17 @@ impl Walker {
                     None => (Some(Ok(Event::InitDone)), State::Listed { version }),
                     Some(token) => match self.page(token).await {
                         Ok(next) => (None, next),
+                        // The list outlived etcd's compaction (a slow writer paces it): its
+                        // snapshot is gone, and paging again from the start could outlive the
+                        // next one too. As client-go's pager does, the list starts over in one
+                        // answer, read as it arrives (one object at a time in memory).
+                        Err(Error::InitialListFailed(kube::Error::Api(e))) if e.code == 410 => {
+                            debug!(url = %self.url, "continue token expired; listing without pages");
+                            match self.whole().await {
+                                Ok(body) => (Some(Ok(Event::Init)), streaming(body)),
+                                Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
+                            }
+                        }
                         Err(e) => (Some(Err(e)), State::Empty),
                     },
                 }
@@ -194,9 +206,7 @@ impl Walker {
             debug!(url = %self.url, objects, "listing without pages");
             drop(list);
             return match self.whole().await {
-                Ok(body) => {
-                    (None, State::Streaming { body, reader: ListReader::default(), objects: VecDeque::new() })
-                }
+                Ok(body) => (None, streaming(body)),
                 Err(e) => (Some(Err(Error::InitialListFailed(e))), State::Empty),
             };
         }
@@ -225,6 +235,11 @@ impl Walker {
     }
 }
 
+/// A list read in one answer, from its first byte.
+fn streaming(body: Body) -> State {
+    State::Streaming { body, reader: ListReader::default(), objects: VecDeque::new() }
+}
+
 /// A page read: its items, then the next page (if any).
 fn paged(list: kube::core::ObjectList<WatchedObject>) -> Result<State> {
     let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
@@ -249,4 +264,80 @@ fn changed(
 
 fn list_failed(e: super::list_reader::ListError) -> Error {
     Error::InitialListFailed(kube::Error::ReadEvents(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use hyper::{Request, Response};
+    use kube::client::Body;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn configmap(name: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": "ns", "uid": name, "resourceVersion": "3"}})
+    }
+
+    fn list(names: &[&str], continue_token: Option<&str>, remaining: Option<i64>) -> Value {
+        json!({
+            "kind": "ConfigMapList", "apiVersion": "v1",
+            "metadata": {"resourceVersion": "5", "continue": continue_token, "remainingItemCount": remaining},
+            "items": names.iter().map(|n| configmap(n)).collect::<Vec<_>>(),
+        })
+    }
+
+    /// An API server whose lists of ConfigMaps are paged, and whose continue token has expired
+    /// (etcd compacted while the list was read): it answers `410 Expired`, as kube-apiserver
+    /// does. Every query string asked is kept.
+    fn expiring_api_server(asked: Arc<Mutex<Vec<String>>>) -> Client {
+        let service = tower::service_fn(move |request: Request<Body>| {
+            let query = request.uri().query().unwrap_or_default().to_string();
+            asked.lock().unwrap().push(query.clone());
+            let (status, body) = if query.contains("continue=") {
+                let expired = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                    "message": "The provided continue parameter is too old", "reason": "Expired", "code": 410});
+                (410, expired)
+            } else if query.contains("limit=") {
+                (200, list(&["a"], Some("next"), Some(98)))
+            } else {
+                (200, list(&["a", "b", "c"], None, None))
+            };
+            let response = Response::builder()
+                .status(status)
+                .header("content-type", "application/json")
+                .body(Body::from(serde_json::to_vec(&body).unwrap()))
+                .unwrap();
+            async move { Ok::<_, std::convert::Infallible>(response) }
+        });
+        Client::new(service, "default")
+    }
+
+    #[tokio::test]
+    async fn a_paged_list_whose_continue_token_expired_starts_over_in_one_answer() {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let client = expiring_api_server(asked.clone());
+        let ar = ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&());
+        // 99 objects are more than 10: read in pages of one.
+        let events =
+            list_watch(client, &ar, ListSizes { page: 1, unpaged_max: 10 }).take(7).collect::<Vec<_>>();
+        let seen: Vec<String> = events
+            .await
+            .into_iter()
+            .map(|e| match e {
+                Ok(Event::Init) => "init".to_string(),
+                Ok(Event::InitApply(o)) => o.name_any(),
+                Ok(Event::InitDone) => "done".to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(seen, ["init", "a", "init", "a", "b", "c", "done"]);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 3, "{asked:?}");
+        assert!(asked[0].contains("limit=1") && !asked[0].contains("continue="), "{asked:?}");
+        assert!(asked[1].contains("continue=next"), "{asked:?}");
+        assert!(!asked[2].contains("limit=") && !asked[2].contains("continue="), "{asked:?}");
+    }
 }
