@@ -128,7 +128,18 @@ impl Store {
         let mut b = Builder::new(d, definition(d));
         b.bind(name);
         if tx.fetch(b.finish(), &[Col::Text]).await?.is_empty() {
-            tx.execute(Builder::new(d, &sql).finish()).await?;
+            // SQLite sorts the keys in a temporary file, not in memory: with the connections'
+            // `temp_store = MEMORY` (for statement journals), building both at 1M objects held
+            // 93 MiB more, for good (SQLite's allocator keeps it), in the same time.
+            let sqlite = d == Dialect::Sqlite;
+            if sqlite {
+                tx.execute(Builder::new(d, "PRAGMA temp_store = FILE").finish()).await?;
+            }
+            let built = tx.execute(Builder::new(d, &sql).finish()).await;
+            if sqlite {
+                tx.execute(Builder::new(d, "PRAGMA temp_store = MEMORY").finish()).await?;
+            }
+            built?;
         }
         let mut b = Builder::new(d, "DELETE FROM deferred_indexes WHERE name = ");
         b.bind(name);
