@@ -32,7 +32,8 @@ const PENDING: &str = "building the store's indexes after the first sync";
 /// Whether deferred indexes wait to be built, and why not yet (shared by a store's clones).
 pub(super) type Pending = Arc<std::sync::Mutex<Option<String>>>;
 
-/// The statement that defines an index, from the database's catalog, as one row of one column.
+/// The statement that defines an index, from the database's catalog, as one row of one column
+/// (never asked on MySQL/MariaDB, which defers nothing).
 fn definition(d: Dialect) -> &'static str {
     match d {
         Dialect::Postgres => {
@@ -81,7 +82,8 @@ impl Store {
         Ok(pending)
     }
 
-    /// Builds the indexes [`Store::defer_indexes`] deferred; returns how many. A failure is kept for [`Store::pending_indexes`] until a later call succeeds.
+    /// Builds the indexes [`Store::defer_indexes`] deferred; returns how many. A failure is kept
+    /// for [`Store::pending_indexes`] until a later call succeeds.
     pub async fn build_deferred_indexes(&self) -> Result<usize> {
         match self.build().await {
             Ok(n) => {
