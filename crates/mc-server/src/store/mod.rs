@@ -16,8 +16,7 @@
 //! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
 //!   sync only their share of the clusters ([`feed`]);
 //! - `deferred_indexes` (SQLite and PostgreSQL, `0005_deferred_indexes.sql`): indexes an empty
-//!   store builds
-//!   after its first sync ([`deferred`]).
+//!   store builds after its first sync ([`deferred`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
