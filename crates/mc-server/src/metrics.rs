@@ -67,6 +67,15 @@ impl Metrics {
                 c.state().synced_types.len()
             );
         }
+        gauge(
+            &mut out,
+            "mc_cluster_unlisted_types",
+            "Resource types of the cluster whose list keeps failing (their objects may be missing or stale).",
+        );
+        for c in &clusters {
+            let n = c.state().unlisted.len();
+            let _ = writeln!(out, "mc_cluster_unlisted_types{{cluster=\"{}\"}} {n}", c.name());
+        }
         gauge(&mut out, "mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.");
         for c in &clusters {
             let lag = c.state().lag_seconds.unwrap_or(0.0);

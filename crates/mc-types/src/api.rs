@@ -192,6 +192,23 @@ pub struct ClusterInfo {
     /// its Lease), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synced_by: Option<String>,
+    /// Types whose list keeps failing: their objects in the store may be missing or stale. Each
+    /// stops holding the cluster's sync back after three failures in a row, and is listed here
+    /// until a list of it is written completely.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlisted_types: Vec<UnlistedType>,
+}
+
+/// A resource type of a cluster whose list keeps failing (see [`ClusterInfo::unlisted_types`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnlistedType {
+    /// The type, `group/version/resource` (`v1/pods` for the core group).
+    #[serde(rename = "type")]
+    pub gvr: String,
+    /// Since when its list fails, RFC 3339.
+    pub since: String,
+    /// Why, in the server's words (a status code, never the remote server's text).
+    pub reason: String,
 }
 
 impl ClusterInfo {
@@ -203,6 +220,16 @@ impl ClusterInfo {
         }
         let since = self.since.as_deref().map(|s| format!(" since {s}")).unwrap_or_default();
         Some(format!("cluster {} is {}{since}: its objects may be stale", self.name, self.status))
+    }
+
+    /// The `Warning` an answer about the type `gvr` (its `Display` form) carries when this
+    /// cluster cannot list it; `None` when it can.
+    pub fn unlisted_warning(&self, gvr: &str) -> Option<String> {
+        let u = self.unlisted_types.iter().find(|u| u.gvr == gvr)?;
+        Some(format!(
+            "cluster {}: {} could not be listed since {} ({}): its objects of this type may be missing or stale",
+            self.name, u.gvr, u.since, u.reason
+        ))
     }
 }
 
@@ -309,6 +336,7 @@ mod tests {
             message: None,
             last_error: None,
             synced_by: None,
+            unlisted_types: Vec::new(),
         };
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(
@@ -327,6 +355,28 @@ mod tests {
         );
         let synced = ClusterInfo { status: ClusterStatus::Synced, ..info };
         assert_eq!(synced.staleness_warning(), None);
+        assert_eq!(synced.unlisted_warning("v1/pods"), None);
+
+        let unlisted = ClusterInfo {
+            unlisted_types: vec![UnlistedType {
+                gvr: "example.com/v2/gadgets".into(),
+                since: "2026-11-24T01:02:03Z".into(),
+                reason: "HTTP 500".into(),
+            }],
+            ..synced
+        };
+        assert_eq!(
+            serde_json::to_value(&unlisted).unwrap()["unlistedTypes"],
+            json!([{"type": "example.com/v2/gadgets", "since": "2026-11-24T01:02:03Z", "reason": "HTTP 500"}])
+        );
+        assert_eq!(unlisted.unlisted_warning("v1/pods"), None);
+        assert_eq!(
+            unlisted.unlisted_warning("example.com/v2/gadgets").as_deref(),
+            Some(
+                "cluster tencent1: example.com/v2/gadgets could not be listed since 2026-11-24T01:02:03Z \
+                 (HTTP 500): its objects of this type may be missing or stale"
+            )
+        );
     }
 
     #[test]

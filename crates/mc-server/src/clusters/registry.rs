@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
-use mc_types::api::{ClusterInfo, ClusterStatus};
+use mc_types::api::{ClusterInfo, ClusterStatus, UnlistedType};
 use mc_types::gvr::ResourceInfo;
 use tokio::task::AbortHandle;
 
@@ -29,6 +29,9 @@ pub struct ClusterState {
     pub synced_types: BTreeSet<Gvr>,
     /// Types whose first list has not completed yet.
     pub pending_init: BTreeSet<Gvr>,
+    /// Types whose list failed three times in a row and not been written completely since:
+    /// they no longer hold the initial sync back, and answers about them carry a `Warning`.
+    pub unlisted: BTreeMap<Gvr, Unlisted>,
     /// Whether every type finished its first list since the cluster became ready.
     pub initial_sync_done: bool,
     /// Time of the last change written for this cluster.
@@ -46,6 +49,15 @@ pub struct ClusterState {
     pub since: Option<Timestamp>,
     /// When the initial sync finished.
     pub synced_at: Option<Timestamp>,
+}
+
+/// Why a type of a cluster is not listed (see [`ClusterState::unlisted`]).
+#[derive(Clone, Debug)]
+pub struct Unlisted {
+    /// When its list was found failing.
+    pub since: Timestamp,
+    /// The last failure, in the server's words.
+    pub reason: String,
 }
 
 /// Who syncs a cluster. With a shared database, replicas split the clusters through one Lease
@@ -320,13 +332,22 @@ impl Cluster {
             host: self.spec.host.clone(),
             is_master: self.spec.is_master,
             resource_types: s.synced_types.len(),
-            types_listed: s.synced_types.len().saturating_sub(s.pending_init.len()),
+            types_listed: s.synced_types.len().saturating_sub(s.pending_init.len() + s.unlisted.len()),
             objects: self.objects.load(std::sync::atomic::Ordering::Relaxed),
             last_event: s.last_event.map(|t| t.to_string()),
             lag_seconds: s.lag_seconds,
             message: s.message,
             last_error,
             synced_by: me,
+            unlisted_types: s
+                .unlisted
+                .iter()
+                .map(|(gvr, u)| UnlistedType {
+                    gvr: gvr.to_string(),
+                    since: u.since.round(k8s_openapi::jiff::Unit::Second).unwrap_or(u.since).to_string(),
+                    reason: u.reason.clone(),
+                })
+                .collect(),
         }
     }
 }

@@ -233,15 +233,20 @@ async fn run(
             add_warnings(&mut resp, warnings);
             return Ok(resp);
         }
-        return Ok(page_response(state, first, write));
+        return Ok(page_response(state, &query, first, write));
     }
     let page = super::query(state, &query).await?;
-    Ok(page_response(state, page, write))
+    Ok(page_response(state, &query, page, write))
 }
 
 /// One page as a JSON array, with its continue token.
-fn page_response(state: &AppState, page: crate::store::Page, write: streamed::WriteItem) -> Response {
-    let warnings = staleness_warnings(state, page.items.iter().map(|(c, _)| c.as_str()));
+fn page_response(
+    state: &AppState,
+    query: &StoreQuery,
+    page: crate::store::Page,
+    write: streamed::WriteItem,
+) -> Response {
+    let warnings = answer_warnings(state, query, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp =
         ([(CONTENT_TYPE, "application/json")], streamed::array(&page.items, write)).into_response();
     if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
@@ -251,15 +256,32 @@ fn page_response(state: &AppState, page: crate::store::Page, write: streamed::Wr
     resp
 }
 
-/// One `Warning` per cluster that has objects in an answer and is not `Synced` (SPEC §12).
-pub fn staleness_warnings<'a>(state: &AppState, clusters: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// The `Warning`s of an answer to `query` that holds objects of `clusters` (SPEC §12): one per
+/// such cluster that is not `Synced`, and one per cluster in the query's scope that cannot list
+/// the query's type (its objects may be missing, so it warns whether or not it has rows here).
+pub fn answer_warnings<'a>(
+    state: &AppState,
+    query: &StoreQuery,
+    clusters: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
     let present: std::collections::BTreeSet<&str> = clusters.collect();
     let behind = state.sync.health.failing_since();
-    present
-        .into_iter()
-        .filter_map(|name| state.registry.get(name))
-        .filter_map(|c| c.info(behind).staleness_warning())
-        .collect()
+    let gvr = query.gvr.as_ref().map(ToString::to_string);
+    let mut warnings = Vec::new();
+    for c in state.registry.all() {
+        let here = present.contains(c.name());
+        if !here && (gvr.is_none() || query.cluster.as_deref().is_some_and(|q| q != c.name())) {
+            continue;
+        }
+        let info = c.info(behind);
+        if here {
+            warnings.extend(info.staleness_warning());
+        }
+        if let Some(gvr) = &gvr {
+            warnings.extend(info.unlisted_warning(gvr));
+        }
+    }
+    warnings
 }
 
 /// Adds `Warning: 299 - "…"` headers, as Kubernetes does for its own warnings.

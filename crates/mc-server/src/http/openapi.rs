@@ -98,7 +98,11 @@ pub fn document(anonymous_read: bool) -> Value {
                     "version": {"type": "string"}, "platform": {"type": "string"}, "host": {"type": "string"},
                     "isMaster": {"type": "boolean"}, "resourceTypes": {"type": "integer"}, "objects": {"type": "integer"},
                     "lastEvent": {"type": "string", "format": "date-time"},
-                    "lagSeconds": {"type": "number"}, "message": {"type": "string"}}},
+                    "lagSeconds": {"type": "number"}, "message": {"type": "string"},
+                    "syncedBy": {"type": "string"},
+                    "unlistedTypes": {"type": "array", "description": "Types whose list keeps failing: their objects may be missing or stale, and answers about them carry a Warning.",
+                        "items": {"type": "object", "required": ["type", "since", "reason"], "properties": {
+                            "type": {"type": "string"}, "since": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}}}}}},
                 "Resource": {"type": "object", "required": ["group", "version", "resource", "kind", "namespaced"], "properties": {
                     "group": {"type": "string"}, "version": {"type": "string"}, "resource": {"type": "string"},
                     "singular": {"type": "string"}, "kind": {"type": "string"},

@@ -63,6 +63,7 @@ async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
             s.attempted = true;
             s.initial_sync_done = false;
             s.pending_init.clear();
+            s.unlisted.clear();
             s.message = Some(err.clone());
         });
         if was_ready {
@@ -97,6 +98,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         s.platform = version.platform.clone();
         s.synced_types = wanted.keys().cloned().collect();
         s.pending_init = wanted.keys().cloned().collect();
+        s.unlisted.clear();
         s.initial_sync_done = wanted.is_empty();
     });
     cluster.set_client(Some(client.clone()));
@@ -163,7 +165,10 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
             running.insert(gvr, (tasks.spawn(watch_type(ctx.clone(), cluster.clone(), c, info)), i));
         }
         let types: BTreeSet<Gvr> = running.keys().cloned().collect();
-        cluster.update(|s| s.synced_types = types);
+        cluster.update(|s| {
+            s.unlisted.retain(|gvr, _| types.contains(gvr));
+            s.synced_types = types;
+        });
         // Reap finished tasks: they end only when aborted, or when they panic (a bug). A type
         // whose watcher panicked is reported and watched again at the next rediscovery.
         while let Some(done) = tasks.try_join_next_with_id() {

@@ -15,6 +15,7 @@ use super::SyncContext;
 use super::list_watch::list_watch;
 use super::writer::Msg;
 use crate::clusters::Cluster;
+use crate::clusters::registry::Unlisted;
 use crate::store::StoredObject;
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
@@ -46,7 +47,10 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     let mut fresh = false;
     // Listed objects not yet handed to the writer: they go as one page.
     let mut page: Vec<StoredObject> = Vec::new();
+    // Failures in a row (a list, a watch or its start), and whether the stream's list is being
+    // read: a failure then means the store may miss the type's objects or hold stale ones.
     let mut failures = 0u32;
+    let mut listing = true;
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
@@ -61,7 +65,14 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         };
         let event = match event {
             Ok(e) => {
-                failures = 0;
+                // Only a finished list or a change counts as success: a list that fails after
+                // its first page starts over with `Init` (and one failing at its first page too).
+                match &e {
+                    watcher::Event::Init => listing = true,
+                    watcher::Event::InitDone => (failures, listing) = (0, false),
+                    watcher::Event::Apply(_) | watcher::Event::Delete(_) => failures = 0,
+                    watcher::Event::InitApply(_) => {}
+                }
                 e
             }
             Err(e) => {
@@ -69,12 +80,23 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 if failures == 1 || failures.is_power_of_two() {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "watch failed; retrying");
                 }
-                // A type that cannot be listed must not hold readiness back forever.
+                // A type that cannot be listed must not hold readiness back forever; it is
+                // marked instead, so `/v1/clusters`, metrics and answers about it say so, until
+                // a list of it is written (see `writer`).
                 if failures >= 3 {
+                    let reason = failure(&e);
                     cluster.update(|s| {
                         if s.pending_init.remove(&gvr) && s.pending_init.is_empty() {
                             s.initial_sync_done = true;
                             s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
+                        }
+                        if listing {
+                            if !s.unlisted.contains_key(&gvr) {
+                                warn!(cluster = cluster.name(), %gvr, failures, error = %e, "type cannot be listed; no longer waited for");
+                            }
+                            let since = k8s_openapi::jiff::Timestamp::now();
+                            s.unlisted.entry(gvr.clone()).or_insert(Unlisted { since, reason: String::new() }).reason =
+                                reason;
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });
@@ -144,5 +166,20 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         if ctx.writer.send(msg).await.is_err() {
             return; // the writer is gone: shutting down
         }
+    }
+}
+
+/// A list or watch failure in the server's own words: an API server's refusal by its status
+/// code, never its text (what a remote server says is not echoed into answers).
+fn failure(e: &watcher::Error) -> String {
+    use watcher::Error as E;
+    match e {
+        E::InitialListFailed(kube::Error::Api(s))
+        | E::WatchStartFailed(kube::Error::Api(s))
+        | E::WatchFailed(kube::Error::Api(s)) => format!("the API server answered HTTP {}", s.code),
+        E::WatchError(s) => format!("the API server answered HTTP {}", s.code),
+        E::InitialListFailed(kube::Error::ReadEvents(_)) => "its answer could not be read".into(),
+        E::NoResourceVersion => "the list carried no resourceVersion".into(),
+        _ => "the request failed".into(),
     }
 }

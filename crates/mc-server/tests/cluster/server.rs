@@ -182,6 +182,24 @@ impl McServer {
         (status, body)
     }
 
+    /// GET a path; returns status, the `Warning` headers and the JSON body.
+    pub async fn get_warned(&self, path_and_query: &str) -> (StatusCode, Vec<String>, Value) {
+        let mut req = self.http.get(format!("{}{path_and_query}", self.url));
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("request to mc-server");
+        let status = resp.status();
+        let warnings = resp
+            .headers()
+            .get_all("warning")
+            .iter()
+            .map(|v| v.to_str().unwrap_or_default().to_string())
+            .collect();
+        let text = resp.text().await.unwrap_or_default();
+        (status, warnings, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
     /// The bearer token this handle sends.
     pub fn token(&self) -> &str {
         self.token.as_deref().unwrap_or_default()

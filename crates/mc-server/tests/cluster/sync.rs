@@ -398,6 +398,123 @@ async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
     .await;
 }
 
+/// A type whose list fails for good (here: a CRD whose preferred version needs a conversion
+/// webhook nobody answers) stops holding readiness back after three failures, and says so: in
+/// `/v1/clusters`, in metrics, and in a `Warning` on every answer about the type, until a list of
+/// it is written.
+#[tokio::test]
+async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_listed() {
+    const CRD: &str = "gadgets.example.com";
+    let env = TestEnv::from_env();
+    let cluster = &env.clusters[1];
+    let client = env.client(cluster).await.unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let schema = json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
+    let crd = |conversion: serde_json::Value| -> CustomResourceDefinition {
+        serde_json::from_value(json!({
+            "metadata": {"name": CRD},
+            "spec": {
+                "group": "example.com",
+                "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget"},
+                "scope": "Namespaced",
+                "versions": [
+                    {"name": "v1", "served": true, "storage": true, "schema": schema},
+                    {"name": "v2", "served": true, "storage": false, "schema": schema}
+                ],
+                "conversion": conversion
+            }
+        }))
+        .unwrap()
+    };
+    let _ = crds.delete(CRD, &DeleteParams::default()).await;
+    eventually("old CRD gone", Duration::from_secs(30), || async {
+        crds.get_opt(CRD).await.ok()?.is_none().then_some(())
+    })
+    .await;
+    // v2 is the preferred version; its objects are stored as v1, and converting them needs a
+    // webhook at a port where nothing listens.
+    let webhook = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
+        "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});
+    crds.create(&PostParams::default(), &crd(webhook)).await.unwrap();
+    let ar = |version: &str| kube::api::ApiResource {
+        group: "example.com".into(),
+        version: version.into(),
+        api_version: format!("example.com/{version}"),
+        kind: "Gadget".into(),
+        plural: "gadgets".into(),
+    };
+    ensure_namespace(&client, NS).await;
+    let v1: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, &ar("v1"));
+    let gadget: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"size": 3}
+    }))
+    .unwrap();
+    eventually("CRD established", Duration::from_secs(20), || async {
+        v1.create(&PostParams::default(), &gadget).await.ok().map(|_| ())
+    })
+    .await;
+    let v2: Api<DynamicObject> = Api::all_with(client.clone(), &ar("v2"));
+    let refused = v2.list(&ListParams::default()).await.expect_err("listing v2 needs the webhook");
+    assert!(matches!(&refused, kube::Error::Api(s) if s.code == 500), "{refused}");
+
+    // Ready although one type cannot be listed (at most 90 s: three failures with backoff).
+    let server = McServer::start(&env, "unlisted", Options::default()).await;
+    let gvr = "example.com/v2/gadgets";
+    let (_, clusters) = server.get("/v1/clusters").await;
+    let info =
+        clusters.as_array().unwrap().iter().find(|c| c["name"] == cluster.name.as_str()).unwrap().clone();
+    let unlisted = info["unlistedTypes"].as_array().unwrap_or_else(|| panic!("{info}"));
+    assert_eq!(unlisted.len(), 1, "{info}");
+    assert_eq!(unlisted[0]["type"], gvr);
+    assert_eq!(unlisted[0]["reason"], "the API server answered HTTP 500", "{info}");
+    assert!(info["typesListed"].as_u64().unwrap() < info["resourceTypes"].as_u64().unwrap(), "{info}");
+    let others: Vec<&serde_json::Value> =
+        clusters.as_array().unwrap().iter().filter(|c| c["name"] != cluster.name.as_str()).collect();
+    assert_eq!(others.len(), 2);
+    assert!(others.iter().all(|c| c.get("unlistedTypes").is_none()), "{clusters}");
+
+    // Every answer about the type says so, in the Kubernetes API too, even a `404`; answers
+    // about other types do not.
+    let want = format!("299 - \"cluster {}: {gvr} could not be listed since ", cluster.name);
+    for path in [
+        format!("/v1/list?gvr={gvr}&limit=0"),
+        "/v1/list_with_cluster?gvr=gadgets&limit=1".to_string(),
+        format!("/apis/example.com/v2/namespaces/{NS}/gadgets"),
+        format!("/clusters/{}/apis/example.com/v2/gadgets", cluster.name),
+        format!("/apis/example.com/v2/namespaces/{NS}/gadgets/g1"),
+    ] {
+        let (status, warnings, body) = server.get_warned(&path).await;
+        assert!(status == StatusCode::OK || status == StatusCode::NOT_FOUND, "{path}: {status} {body}");
+        assert_eq!(warnings.iter().filter(|w| w.starts_with(&want)).count(), 1, "{path}: {warnings:?}");
+        assert!(warnings.iter().all(|w| !w.contains("127.0.0.1:1")), "no remote text: {warnings:?}");
+    }
+    let other = format!("/v1/list?gvr=gadgets&cluster={}&limit=0", env.clusters[0].name);
+    let (status, warnings, _) = server.get_warned(&other).await;
+    assert_eq!((status, warnings.len()), (StatusCode::OK, 0), "another cluster's scope: {warnings:?}");
+    let (status, warnings, _) =
+        server.get_warned(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}")).await;
+    assert_eq!((status, warnings.len()), (StatusCode::OK, 0), "another type: {warnings:?}");
+    let (_, metrics) = server.get("/metrics").await;
+    let metric = format!("mc_cluster_unlisted_types{{cluster=\"{}\"}} 1", cluster.name);
+    assert!(metrics.as_str().unwrap().contains(&metric), "{metrics}");
+
+    // Converted by the API server itself, the type lists: the mark, the warning and the metric go.
+    let mut fixed = crds.get(CRD).await.unwrap();
+    fixed.spec.conversion = crd(json!({"strategy": "None"})).spec.conversion;
+    crds.replace(CRD, &PostParams::default(), &fixed).await.unwrap();
+    eventually("gadget listed", Duration::from_secs(90), || async {
+        let (status, warnings, body) = server.get_warned(&format!("/v1/list?gvr={gvr}&limit=0")).await;
+        (status == StatusCode::OK && warnings.is_empty() && body.as_array()?.len() == 1).then_some(())
+    })
+    .await;
+    let (_, clusters) = server.get("/v1/clusters").await;
+    assert!(clusters.as_array().unwrap().iter().all(|c| c.get("unlistedTypes").is_none()), "{clusters}");
+    let (_, metrics) = server.get("/metrics").await;
+    let metric = format!("mc_cluster_unlisted_types{{cluster=\"{}\"}} 0", cluster.name);
+    assert!(metrics.as_str().unwrap().contains(&metric), "{metrics}");
+    crds.delete(CRD, &DeleteParams::default()).await.unwrap();
+}
+
 #[tokio::test]
 async fn bad_inputs_get_clear_json_errors_with_fitting_status_codes() {
     let env = TestEnv::from_env();

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::status::{KubeError, KubeResult};
 use super::table;
-use crate::http::list::{add_warnings, staleness_warnings};
+use crate::http::list::{add_warnings, answer_warnings};
 use crate::http::{AppState, streamed};
 use crate::store::{Cursor, Query as StoreQuery, RawObject};
 
@@ -233,7 +233,7 @@ pub async fn list(
         let known =
             |id: i64, hash: &str| state.rows.get(id, layout, hash).map(|c| kept.insert(id, c)).is_some();
         if let Some(page) = crate::http::query_digests(&state, &query, known).await? {
-            let warnings = staleness_warnings(&state, page.rows.iter().map(|r| r.cluster.as_str()));
+            let warnings = answer_warnings(&state, &query, page.rows.iter().map(|r| r.cluster.as_str()));
             let next = page.next.map(|c| c.encode()).unwrap_or_default();
             let mut table = format.table_of_digests(page.rows, kept, &state.rows, &next);
             table["metadata"]["resourceVersion"] = rv.into();
@@ -266,7 +266,7 @@ pub async fn list(
         add_warnings(&mut resp, warnings);
         return Ok(resp);
     }
-    let warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
+    let warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.map(|c| c.encode()).unwrap_or_default();
     let mut resp = if let Some(format) = format {
         let mut table = format.table(&page.items, &next);
@@ -310,9 +310,12 @@ pub async fn get(
         } else {
             format!("{}.{}", target.info.resource, target.info.group)
         };
-        return Err(KubeError::not_found(format!("{what} \"{}\" not found", shown(name))));
+        // Not found, perhaps only because a cluster cannot list the type: that is said.
+        let mut resp = KubeError::not_found(format!("{what} \"{}\" not found", shown(name))).into_response();
+        add_warnings(&mut resp, answer_warnings(&state, &query, std::iter::empty()));
+        return Ok(resp);
     };
-    let mut warnings = staleness_warnings(&state, page.items.iter().map(|(c, _)| c.as_str()));
+    let mut warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp = if wants_table(&headers) {
         Json(params.format(&state, &target).await.table(&page.items, "")).into_response()
     } else {
