@@ -11,6 +11,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use mc_types::crd::{FIELD_MANAGER, crds};
 use thiserror::Error;
+use tokio::sync::watch;
 use tracing::{info, warn};
 
 use crate::clusters::Registry;
@@ -65,12 +66,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Installs every CRD, retrying with backoff until all are in place; meanwhile the reason is
 /// shown as the master's problem (`/readyz` 503, `/v1/clusters`), cleared once they are. The
-/// caller marks them pending (see [`PENDING`]) before it connects.
-pub async fn install_until_done(client: Client, registry: Arc<Registry>) {
+/// caller marks them pending (see [`PENDING`]) before it connects. `installed` turns true once
+/// they are, before the master's discovery has caught up.
+pub async fn install_until_done(client: Client, registry: Arc<Registry>, installed: watch::Sender<bool>) {
     let mut backoff = Duration::from_secs(1);
     loop {
         match install(&client).await {
             Ok(()) => {
+                installed.send_replace(true);
                 discovered(&registry).await;
                 registry.set_master_problem(None);
                 return;

@@ -52,7 +52,8 @@ pub async fn run(
     let client = connect_with_retry(&master).await;
     // A CRD that cannot be installed is reported and retried, but never holds up leader
     // election: MultiClusterResources already in the master still need a leader.
-    tokio::spawn(crds::install_until_done(client.clone(), registry.clone()));
+    let (installed_tx, installed) = watch::channel(false);
+    tokio::spawn(crds::install_until_done(client.clone(), registry.clone(), installed_tx));
     let identity = config.identity.clone();
     let mut rx = leading.subscribe();
     tokio::spawn(leader::elect(client.clone(), config.namespace.clone(), identity, leading, shutdown));
@@ -72,6 +73,7 @@ pub async fn run(
                 config.namespace.clone(),
                 registry.clone(),
                 sync.ready_tx.subscribe(),
+                installed.clone(),
             )));
             tasks.push(tokio::spawn(controller_loop(
                 client.clone(),

@@ -22,7 +22,13 @@ pub async fn maintain(
     namespace: String,
     registry: Arc<Registry>,
     mut ready: tokio::sync::broadcast::Receiver<String>,
+    mut crds_installed: tokio::sync::watch::Receiver<bool>,
 ) {
+    // Writing before the MultiCluster CRD is served answers `404 page not found` (a leader
+    // elected at start runs ahead of the install).
+    if crds_installed.wait_for(|installed| *installed).await.is_err() {
+        return;
+    }
     let api: Api<MultiCluster> = Api::namespaced(client, &namespace);
     // What was last written, per cluster object: an unjoin followed by a join within one period
     // is a new `Cluster` (another Arc), so its MultiCluster object is written again.
