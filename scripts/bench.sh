@@ -10,14 +10,16 @@
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #
 # Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
-# MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS, MC_BENCH_RUNS and
-# MC_BENCH_SETTLE: see bench_sync.
+# MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS, MC_BENCH_RUNS,
+# MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
 [[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas)$ ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ ${MC_BENCH_PAYLOAD:-repeated} =~ ^(repeated|random)$ ]] ||
+  fail "MC_BENCH_PAYLOAD must be repeated or random, not ${MC_BENCH_PAYLOAD}"
 
 require_toolchains
 apt_install openssl curl ca-certificates
@@ -109,8 +111,13 @@ PY
 # whole sync (VmHWM) and RSS settled MC_BENCH_SETTLE seconds (default 30) after ready.
 # MC_BENCH_VS=PATH also times that mc-server binary (an earlier build) in every run, right after
 # this one on the same clusters, and prints the ratios: an A/B within one run.
+# MC_BENCH_PAYLOAD=random fills the ConfigMaps with random letters (about 1.3x compressible, as
+# keys and certificates are) instead of one repeated letter (about 20x). The raw LIST is
+# kubectl's, which asks for gzip as client-go does: it is faster on the repeated letter and slower
+# on random letters than the same list uncompressed, and the ratio moves with it.
 bench_sync() {
   local n=${1:-30000} runs=${MC_BENCH_RUNS:-3} settle=${MC_BENCH_SETTLE:-30}
+  local payload=${MC_BENCH_PAYLOAD:-repeated}
   step "Idle server (empty clusters)" >&2
   start_server "sqlite://$WORK/idle.db"
   sleep 2
@@ -118,11 +125,12 @@ bench_sync() {
   idle_rss=$(rss_kb "$SERVER_PID")
   stop_server
 
-  step "Loading $n ConfigMaps of ~1 KB into each of ${#CLUSTERS[@]} clusters" >&2
+  step "Loading $n ConfigMaps of ~1 KB ($payload payload) into each of ${#CLUSTERS[@]} clusters" >&2
   local t0 pids=() c
   t0=$(now)
   for c in "${CLUSTERS[@]}"; do
-    "$TARGET/examples/loadgen" "$WORK/clusters/$c.kubeconfig" bench "$n" 1024 >&2 & pids+=($!)
+    MC_LOADGEN_PAYLOAD=$payload "$TARGET/examples/loadgen" "$WORK/clusters/$c.kubeconfig" bench "$n" 1024 >&2 &
+    pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
   local load_s
@@ -204,7 +212,7 @@ vs = {} if not vs_sqlite else {
 }
 print(json.dumps({
   "benchmark": "sync", "machine": "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB",
-  "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "objects_stored": objects,
+  "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "payload": "$payload", "objects_stored": objects,
   "load_seconds": $load_s, "runs": len(raw),
   "raw_list_seconds": raw, "sqlite_ready_seconds": sqlite, "postgres_ready_seconds": pg,
   "raw_list_median": med(raw), "sqlite_ready_median": med(sqlite), "postgres_ready_median": med(pg),
