@@ -2,9 +2,10 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use futures::stream::BoxStream;
 use kube::api::ApiResource;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Client, ResourceExt};
@@ -12,7 +13,8 @@ use mc_types::gvr::ResourceInfo;
 use tracing::{debug, warn};
 
 use super::SyncContext;
-use super::list_watch::list_watch;
+use super::list_watch::{ListSizes, list_watch};
+use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 use crate::clusters::registry::Unlisted;
@@ -37,7 +39,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     };
     // A new stream starts with a full list: that is how a relist asked for by the writer (a
     // list that was not written completely) happens.
-    let mut stream = Box::pin(list_watch(client.clone(), &ar, ctx.lists).default_backoff());
+    let mut stream = listed(&client, &ar, ctx.lists, Duration::ZERO);
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
     let mut known: HashMap<String, String> = HashMap::new();
     let mut keep: HashSet<String> = HashSet::new();
@@ -51,10 +53,12 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // read: a failure then means the store may miss the type's objects or hold stale ones.
     let mut failures = 0u32;
     let mut listing = true;
+    // Lists in a row started because the watch kept failing: each waits twice as long.
+    let mut relists = 0u32;
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
-            stream = Box::pin(list_watch(client.clone(), &ar, ctx.lists).default_backoff());
+            stream = listed(&client, &ar, ctx.lists, Duration::ZERO);
         }
         let event = tokio::select! {
             event = stream.next() => match event {
@@ -70,7 +74,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 match &e {
                     watcher::Event::Init => listing = true,
                     watcher::Event::InitDone => (failures, listing) = (0, false),
-                    watcher::Event::Apply(_) | watcher::Event::Delete(_) => failures = 0,
+                    watcher::Event::Apply(_) | watcher::Event::Delete(_) => (failures, relists) = (0, 0),
                     watcher::Event::InitApply(_) => {}
                 }
                 e
@@ -100,6 +104,17 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });
+                    // A watch that keeps failing after its list (a watch forbidden, changes that
+                    // fail to convert) leaves the rows as they were listed: list again, as
+                    // client-go's reflector does, at growing intervals, so they follow the
+                    // cluster at each list.
+                    if !listing {
+                        relists += 1;
+                        let wait = RELIST_FIRST.saturating_mul(1 << (relists - 1).min(8)).min(RELIST_MAX);
+                        debug!(cluster = cluster.name(), %gvr, failures, ?wait, "watch keeps failing; listing again");
+                        stream = listed(&client, &ar, ctx.lists, wait);
+                        listing = true;
+                    }
                 }
                 continue;
             }
@@ -167,6 +182,25 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
             return; // the writer is gone: shutting down
         }
     }
+}
+
+/// The wait before the first list again of a type whose watch keeps failing, and the longest.
+const RELIST_FIRST: Duration = Duration::from_secs(10);
+const RELIST_MAX: Duration = Duration::from_secs(300);
+
+/// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
+fn listed(
+    client: &Client,
+    ar: &ApiResource,
+    sizes: ListSizes,
+    wait: Duration,
+) -> BoxStream<'static, watcher::Result<watcher::Event<WatchedObject>>> {
+    let stream = list_watch(client.clone(), ar, sizes);
+    if wait.is_zero() {
+        return stream.default_backoff().boxed();
+    }
+    let later = futures::stream::once(tokio::time::sleep(wait)).filter_map(|()| std::future::ready(None));
+    later.chain(stream).default_backoff().boxed()
 }
 
 /// A list or watch failure in the server's own words: an API server's refusal by its status

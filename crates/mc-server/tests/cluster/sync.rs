@@ -515,6 +515,104 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
     crds.delete(CRD, &DeleteParams::default()).await.unwrap();
 }
 
+/// A type whose watch is refused while its list is allowed (here: RBAC that grants `list` on
+/// ConfigMaps but not `watch`) is listed again after three failed watches, so its rows still
+/// follow the cluster, and the reason is on the cluster in `/v1/clusters`.
+#[tokio::test]
+async fn a_type_whose_watch_keeps_failing_is_listed_again() {
+    const ACCOUNT: &str = "mc-list-only";
+    let env = TestEnv::from_env();
+    let member = &env.clusters[2];
+    let client = env.client(member).await.unwrap();
+    ensure_namespace(&client, NS).await;
+    let apply = |api: Api<DynamicObject>, object: serde_json::Value| async move {
+        let name = object["metadata"]["name"].as_str().unwrap().to_string();
+        let object: DynamicObject = serde_json::from_value(object).unwrap();
+        let params = kube::api::PatchParams::apply("mc-test").force();
+        api.patch(&name, &params, &kube::api::Patch::Apply(&object)).await.unwrap();
+    };
+    let ar = |group: &str, kind: &str, plural: &str| {
+        let api_version = if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") };
+        kube::api::ApiResource {
+            group: group.into(),
+            version: "v1".into(),
+            api_version,
+            kind: kind.into(),
+            plural: plural.into(),
+        }
+    };
+    let rbac = "rbac.authorization.k8s.io";
+    apply(
+        Api::namespaced_with(client.clone(), NS, &ar("", "ServiceAccount", "serviceaccounts")),
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": ACCOUNT, "namespace": NS}}),
+    )
+    .await;
+    apply(
+        Api::all_with(client.clone(), &ar(rbac, "ClusterRole", "clusterroles")),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": ACCOUNT},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]}),
+    )
+    .await;
+    apply(
+        Api::all_with(client.clone(), &ar(rbac, "ClusterRoleBinding", "clusterrolebindings")),
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": ACCOUNT},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": ACCOUNT},
+            "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NS}]}),
+    )
+    .await;
+    let token = env.kubectl(member, &["create", "token", ACCOUNT, "-n", NS, "--duration", "1h"]).unwrap();
+    let admin = std::fs::read_to_string(&member.kubeconfig).unwrap();
+    let kubeconfig: String = admin
+        .lines()
+        .map(|line| match line.split_once("token:") {
+            Some((indent, _)) if indent.trim().is_empty() => format!("{indent}token: {}\n", token.trim()),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    assert_ne!(kubeconfig, admin, "the token replaced");
+    let kubeconfig_path = env.dir.join(format!("{}-{ACCOUNT}.kubeconfig", member.name));
+    std::fs::write(&kubeconfig_path, kubeconfig).unwrap();
+    let config = env.dir.join("config-watchless.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "clusters:\n  - metadata:\n      clusterName: {}\n      configPath: {}\n      isMaster: true\n  \
+             - metadata:\n      clusterName: {}\n      configPath: {}\n      resources: [{{rType: v1/configmaps}}]\n",
+            env.clusters[0].name,
+            env.clusters[0].kubeconfig.display(),
+            member.name,
+            kubeconfig_path.display()
+        ),
+    )
+    .unwrap();
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
+    let _ = cms.delete("watchless", &DeleteParams::default()).await;
+    let server =
+        McServer::start(&env, "watchless", Options { config: Some(config), ..Default::default() }).await;
+
+    // Made after the list: only a new list brings it, since no watch does.
+    let cm: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "watchless"}, "data": {"k": "v"}})).unwrap();
+    cms.create(&PostParams::default(), &cm).await.unwrap();
+    let key = (member.name.clone(), NS.to_string(), "watchless".to_string());
+    eventually("a ConfigMap made after the list is stored", Duration::from_secs(60), || async {
+        server.keys("v1/configmaps").await.contains(&key).then_some(())
+    })
+    .await;
+    let (_, clusters) = server.get("/v1/clusters").await;
+    let info =
+        clusters.as_array().unwrap().iter().find(|c| c["name"] == member.name.as_str()).unwrap().clone();
+    assert_eq!(info["status"], "Synced", "{info}");
+    assert!(info.get("unlistedTypes").is_none(), "it lists: {info}");
+    let message = info["message"].as_str().unwrap_or_else(|| panic!("a reason: {info}"));
+    assert!(message.starts_with("v1/configmaps: "), "{info}");
+    cms.delete("watchless", &DeleteParams::default()).await.unwrap();
+    eventually("its deletion reaches the store", Duration::from_secs(60), || async {
+        (!server.keys("v1/configmaps").await.contains(&key)).then_some(())
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn bad_inputs_get_clear_json_errors_with_fitting_status_codes() {
     let env = TestEnv::from_env();
