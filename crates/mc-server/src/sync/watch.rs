@@ -53,8 +53,11 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // read: a failure then means the store may miss the type's objects or hold stale ones.
     let mut failures = 0u32;
     let mut listing = true;
-    // Lists in a row started because the watch kept failing: each waits twice as long.
+    // Lists started because the watch kept failing, and when the last one was: the first at
+    // once (an API server that was away for a moment), each next one in a row after twice the
+    // wait before, from `RELIST_FIRST` up to `RELIST_MAX`; after `RELIST_QUIET`, at once again.
     let mut relists = 0u32;
+    let mut last_relist: Option<Instant> = None;
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
@@ -109,8 +112,15 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     // client-go's reflector does, at growing intervals, so they follow the
                     // cluster at each list.
                     if !listing {
+                        if last_relist.is_some_and(|t: Instant| t.elapsed() > RELIST_QUIET) {
+                            relists = 0;
+                        }
+                        let wait = match relists {
+                            0 => Duration::ZERO,
+                            n => RELIST_FIRST.saturating_mul(1 << (n - 1).min(8)).min(RELIST_MAX),
+                        };
                         relists += 1;
-                        let wait = RELIST_FIRST.saturating_mul(1 << (relists - 1).min(8)).min(RELIST_MAX);
+                        last_relist = Some(Instant::now());
                         debug!(cluster = cluster.name(), %gvr, failures, ?wait, "watch keeps failing; listing again");
                         stream = listed(&client, &ar, ctx.lists, wait);
                         listing = true;
@@ -184,9 +194,12 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     }
 }
 
-/// The wait before the first list again of a type whose watch keeps failing, and the longest.
+/// The waits before listing again a type whose watch keeps failing (the first is at once): the
+/// second, and the longest; and how long without such a list makes the next one the first again
+/// (longer than the longest wait, so a watch that never works keeps its interval).
 const RELIST_FIRST: Duration = Duration::from_secs(10);
 const RELIST_MAX: Duration = Duration::from_secs(300);
+const RELIST_QUIET: Duration = Duration::from_secs(600);
 
 /// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
 fn listed(
