@@ -199,8 +199,8 @@ pub struct ClusterInfo {
     pub unlisted_types: Vec<UnlistedType>,
 }
 
-/// A resource type of a cluster whose list keeps failing (see [`ClusterInfo::unlisted_types`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A resource type of a cluster whose list keeps failing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UnlistedType {
     /// The type, `group/version/resource` (`v1/pods` for the core group).
     #[serde(rename = "type")]

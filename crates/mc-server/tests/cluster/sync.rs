@@ -14,6 +14,8 @@ use serde_json::json;
 use sqlx::Connection as _;
 use tokio::io::AsyncBufReadExt;
 
+use mc_types::crd::MultiCluster;
+
 use crate::server::{Launch, McServer, Options, backends, config_with};
 use crate::testenv::{Cluster, TestEnv, eventually};
 
@@ -497,6 +499,17 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
     let (_, metrics) = server.get("/metrics").await;
     let metric = format!("mc_cluster_unlisted_types{{cluster=\"{}\"}} 1", cluster.name);
     assert!(metrics.as_str().unwrap().contains(&metric), "{metrics}");
+    // And the cluster's MultiCluster object in the master says so in its status.
+    let master = env.client(&env.clusters[0]).await.unwrap();
+    let multiclusters: Api<MultiCluster> = Api::namespaced(master, "default");
+    let unlisted_in_status = || async {
+        let mc = multiclusters.get(&cluster.name).await.ok()?;
+        Some(mc.status?.unlisted_types.unwrap_or_default().iter().map(|u| u.gvr.clone()).collect::<Vec<_>>())
+    };
+    eventually("the MultiCluster status names the type", Duration::from_secs(30), || async {
+        (unlisted_in_status().await? == [gvr]).then_some(())
+    })
+    .await;
 
     // Converted by the API server itself, the type lists: the mark, the warning and the metric go.
     let mut fixed = crds.get(CRD).await.unwrap();
@@ -512,6 +525,10 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
     let (_, metrics) = server.get("/metrics").await;
     let metric = format!("mc_cluster_unlisted_types{{cluster=\"{}\"}} 0", cluster.name);
     assert!(metrics.as_str().unwrap().contains(&metric), "{metrics}");
+    eventually("the MultiCluster status no longer names it", Duration::from_secs(30), || async {
+        unlisted_in_status().await?.is_empty().then_some(())
+    })
+    .await;
     crds.delete(CRD, &DeleteParams::default()).await.unwrap();
 }
 

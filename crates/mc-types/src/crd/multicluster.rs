@@ -99,6 +99,9 @@ pub struct MultiClusterStatus {
     /// The last change the store refused for this cluster, with the reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Resource types whose list keeps failing: their objects may be missing or stale.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlisted_types: Option<Vec<crate::api::UnlistedType>>,
     /// When the server last updated this status (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_heartbeat_time: Option<String>,
