@@ -339,6 +339,28 @@ async fn a_restart_reconciles_changes_made_while_the_server_was_down() {
     }
 }
 
+/// Creates `crd` afresh (a copy left by an earlier run deleted first); returns when it was asked.
+async fn reinstall_crd(crds: &Api<CustomResourceDefinition>, crd: &CustomResourceDefinition) -> Instant {
+    let name = crd.metadata.name.clone().unwrap();
+    let _ = crds.delete(&name, &DeleteParams::default()).await;
+    eventually("old CRD gone", Duration::from_secs(30), || async {
+        crds.get_opt(&name).await.ok()?.is_none().then_some(())
+    })
+    .await;
+    let asked = Instant::now();
+    crds.create(&PostParams::default(), crd).await.unwrap();
+    asked
+}
+
+/// Creates `object` through `api` as soon as its new type is served.
+async fn create_once_served(api: &Api<DynamicObject>, object: serde_json::Value) {
+    let object: DynamicObject = serde_json::from_value(object).unwrap();
+    eventually("CRD established", Duration::from_secs(20), || async {
+        api.create(&PostParams::default(), &object).await.ok().map(|_| ())
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
     let env = TestEnv::from_env();
@@ -357,13 +379,7 @@ async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
         }
     }))
     .unwrap();
-    let _ = crds.delete("widgets.example.com", &DeleteParams::default()).await;
-    eventually("old CRD gone", Duration::from_secs(30), || async {
-        crds.get_opt("widgets.example.com").await.ok()?.is_none().then_some(())
-    })
-    .await;
-    let start = Instant::now();
-    crds.create(&PostParams::default(), &crd).await.unwrap();
+    let start = reinstall_crd(&crds, &crd).await;
     let ar = kube::api::ApiResource {
         group: "example.com".into(),
         version: "v1".into(),
@@ -373,14 +389,8 @@ async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
     };
     ensure_namespace(&client, NS).await;
     let widgets: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, &ar);
-    let widget: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 3}
-    }))
-    .unwrap();
-    eventually("CRD established", Duration::from_secs(20), || async {
-        widgets.create(&PostParams::default(), &widget).await.ok().map(|_| ())
-    })
-    .await;
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 3}});
+    create_once_served(&widgets, widget).await;
     eventually("custom object listed", Duration::from_secs(30), || async {
         let (status, b) = server.get("/v1/list_with_cluster?gvr=example.com/v1/widgets&limit=0").await;
         (status == StatusCode::OK && b.as_array()?.len() == 1).then_some(())
@@ -402,8 +412,8 @@ async fn a_crd_installed_after_start_is_listed_within_30_seconds() {
 
 /// A type whose list fails for good (here: a CRD whose preferred version needs a conversion
 /// webhook nobody answers) stops holding readiness back after three failures, and says so: in
-/// `/v1/clusters`, in metrics, and in a `Warning` on every answer about the type, until a list of
-/// it is written.
+/// `/v1/clusters`, in metrics, in the cluster's MultiCluster status, and in a `Warning` on every
+/// answer about the type, until a list of it is written.
 #[tokio::test]
 async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_listed() {
     const CRD: &str = "gadgets.example.com";
@@ -428,16 +438,11 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
         }))
         .unwrap()
     };
-    let _ = crds.delete(CRD, &DeleteParams::default()).await;
-    eventually("old CRD gone", Duration::from_secs(30), || async {
-        crds.get_opt(CRD).await.ok()?.is_none().then_some(())
-    })
-    .await;
     // v2 is the preferred version; its objects are stored as v1, and converting them needs a
     // webhook at a port where nothing listens.
     let webhook = json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"],
         "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});
-    crds.create(&PostParams::default(), &crd(webhook)).await.unwrap();
+    reinstall_crd(&crds, &crd(webhook)).await;
     let ar = |version: &str| kube::api::ApiResource {
         group: "example.com".into(),
         version: version.into(),
@@ -447,14 +452,8 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
     };
     ensure_namespace(&client, NS).await;
     let v1: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, &ar("v1"));
-    let gadget: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"size": 3}
-    }))
-    .unwrap();
-    eventually("CRD established", Duration::from_secs(20), || async {
-        v1.create(&PostParams::default(), &gadget).await.ok().map(|_| ())
-    })
-    .await;
+    let gadget = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"}, "spec": {"size": 3}});
+    create_once_served(&v1, gadget).await;
     let v2: Api<DynamicObject> = Api::all_with(client.clone(), &ar("v2"));
     let refused = v2.list(&ListParams::default()).await.expect_err("listing v2 needs the webhook");
     assert!(matches!(&refused, kube::Error::Api(s) if s.code == 500), "{refused}");
