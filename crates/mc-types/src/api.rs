@@ -211,6 +211,16 @@ pub struct UnlistedType {
     pub reason: String,
 }
 
+impl UnlistedType {
+    /// The `Warning` an answer about this type carries for `cluster`.
+    pub fn warning(&self, cluster: &str) -> String {
+        format!(
+            "cluster {cluster}: {} could not be listed since {} ({}): its objects of this type may be missing or stale",
+            self.gvr, self.since, self.reason
+        )
+    }
+}
+
 impl ClusterInfo {
     /// The `Warning` an answer carries when it holds objects of this cluster and the cluster is
     /// not `Synced` (Kubernetes' `299 - "text"` form); `None` when it is.
@@ -225,11 +235,7 @@ impl ClusterInfo {
     /// The `Warning` an answer about the type `gvr` (its `Display` form) carries when this
     /// cluster cannot list it; `None` when it can.
     pub fn unlisted_warning(&self, gvr: &str) -> Option<String> {
-        let u = self.unlisted_types.iter().find(|u| u.gvr == gvr)?;
-        Some(format!(
-            "cluster {}: {} could not be listed since {} ({}): its objects of this type may be missing or stale",
-            self.name, u.gvr, u.since, u.reason
-        ))
+        Some(self.unlisted_types.iter().find(|u| u.gvr == gvr)?.warning(&self.name))
     }
 }
 

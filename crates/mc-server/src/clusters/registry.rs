@@ -339,15 +339,31 @@ impl Cluster {
             message: s.message,
             last_error,
             synced_by: me,
-            unlisted_types: s
-                .unlisted
-                .iter()
-                .map(|(gvr, u)| UnlistedType {
-                    gvr: gvr.to_string(),
-                    since: u.since.round(k8s_openapi::jiff::Unit::Second).unwrap_or(u.since).to_string(),
-                    reason: u.reason.clone(),
-                })
-                .collect(),
+            unlisted_types: s.unlisted.iter().map(|(gvr, u)| u.shown(gvr)).collect(),
+        }
+    }
+
+    /// The `Warning` an answer about `gvr` carries when this cluster cannot list it. Cheaper than
+    /// [`Cluster::info`] (asked for every cluster an answer covers): only the one type is read.
+    pub fn unlisted_warning(&self, gvr: &Gvr) -> Option<String> {
+        match self.ownership() {
+            Ownership::Unsharded | Ownership::Mine(_) => {
+                let s = self.state.read().unwrap_or_else(|e| e.into_inner());
+                Some(s.unlisted.get(gvr)?.shown(gvr).warning(self.name()))
+            }
+            Ownership::Other(_) => self.info(None).unlisted_warning(&gvr.to_string()),
+            Ownership::Pending(_) | Ownership::NoRoom(_) => None,
+        }
+    }
+}
+
+impl Unlisted {
+    /// As `/v1/clusters` shows it.
+    fn shown(&self, gvr: &Gvr) -> UnlistedType {
+        UnlistedType {
+            gvr: gvr.to_string(),
+            since: self.since.round(k8s_openapi::jiff::Unit::Second).unwrap_or(self.since).to_string(),
+            reason: self.reason.clone(),
         }
     }
 }

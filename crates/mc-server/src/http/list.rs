@@ -266,19 +266,15 @@ pub fn answer_warnings<'a>(
 ) -> Vec<String> {
     let present: std::collections::BTreeSet<&str> = clusters.collect();
     let behind = state.sync.health.failing_since();
-    let gvr = query.gvr.as_ref().map(ToString::to_string);
     let mut warnings = Vec::new();
     for c in state.registry.all() {
-        let here = present.contains(c.name());
-        if !here && (gvr.is_none() || query.cluster.as_deref().is_some_and(|q| q != c.name())) {
-            continue;
+        if present.contains(c.name()) {
+            warnings.extend(c.info(behind).staleness_warning());
         }
-        let info = c.info(behind);
-        if here {
-            warnings.extend(info.staleness_warning());
-        }
-        if let Some(gvr) = &gvr {
-            warnings.extend(info.unlisted_warning(gvr));
+        if let Some(gvr) = &query.gvr
+            && query.cluster.as_deref().is_none_or(|q| q == c.name())
+        {
+            warnings.extend(c.unlisted_warning(gvr));
         }
     }
     warnings
