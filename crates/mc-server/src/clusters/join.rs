@@ -13,7 +13,7 @@ use kube::config::Kubeconfig;
 use kube::{Client, ResourceExt};
 use mc_types::ClusterName;
 use tokio::sync::oneshot;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use super::{Cluster, ClusterSpec, Registry, connect};
 use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
@@ -344,6 +344,9 @@ async fn probe(spec: &ClusterSpec) -> Result<()> {
 /// The class of a failure: unreachable, TLS, 401, 403 or another status code, never the remote
 /// body.
 fn classify(host: &str, e: &kube::Error) -> String {
+    // The caller gets the class only; the error itself goes to the server's log (at debug: the
+    // uploader chose the address), so a class that looks wrong can be traced.
+    debug!(%host, error = %super::connect::one_line(e), "join probe failed");
     if let kube::Error::Api(s) = e {
         return match s.code {
             401 => format!("authentication failed at {host} (401): the token or certificate is not accepted"),
