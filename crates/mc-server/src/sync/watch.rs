@@ -1,5 +1,6 @@
 //! One list+watch of one resource type of one cluster.
 
+use std::collections::btree_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -91,19 +92,20 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 // marked instead, so `/v1/clusters`, metrics and answers about it say so, until
                 // a list of it is written (see `writer`).
                 if failures >= 3 {
-                    let reason = failure(&e);
                     cluster.update(|s| {
                         if s.pending_init.remove(&gvr) && s.pending_init.is_empty() {
                             s.initial_sync_done = true;
                             s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
                         }
                         if listing {
-                            if !s.unlisted.contains_key(&gvr) {
-                                warn!(cluster = cluster.name(), %gvr, failures, error = %e, "type cannot be listed; no longer waited for");
+                            match s.unlisted.entry(gvr.clone()) {
+                                Entry::Occupied(mut marked) => marked.get_mut().reason = failure(&e),
+                                Entry::Vacant(unmarked) => {
+                                    warn!(cluster = cluster.name(), %gvr, failures, error = %e, "type cannot be listed; no longer waited for");
+                                    let since = k8s_openapi::jiff::Timestamp::now();
+                                    unmarked.insert(Unlisted { since, reason: failure(&e) });
+                                }
                             }
-                            let since = k8s_openapi::jiff::Timestamp::now();
-                            s.unlisted.entry(gvr.clone()).or_insert(Unlisted { since, reason: String::new() }).reason =
-                                reason;
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });
