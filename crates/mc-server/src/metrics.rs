@@ -76,6 +76,15 @@ impl Metrics {
             let n = c.state().unlisted.len();
             let _ = writeln!(out, "mc_cluster_unlisted_types{{cluster=\"{}\"}} {n}", c.name());
         }
+        gauge(
+            &mut out,
+            "mc_cluster_unwatched_types",
+            "Resource types of the cluster that are listed but whose watch keeps failing (their objects are as old as their last list).",
+        );
+        for c in &clusters {
+            let n = c.state().unwatched.len();
+            let _ = writeln!(out, "mc_cluster_unwatched_types{{cluster=\"{}\"}} {n}", c.name());
+        }
         gauge(&mut out, "mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.");
         for c in &clusters {
             let lag = c.state().lag_seconds.unwrap_or(0.0);

@@ -196,26 +196,40 @@ pub struct ClusterInfo {
     /// stops holding the cluster's sync back after three failures in a row, and is listed here
     /// until a list of it is written completely.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unlisted_types: Vec<UnlistedType>,
+    pub unlisted_types: Vec<TypeFault>,
+    /// Types that are listed but whose watch keeps failing: their objects in the store follow
+    /// the cluster only at each new list, minutes apart. Each is listed here until its watch
+    /// brings a change, or runs for a minute without failing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwatched_types: Vec<TypeFault>,
 }
 
-/// A resource type of a cluster whose list keeps failing.
+/// A resource type of a cluster whose list or whose watch keeps failing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct UnlistedType {
+pub struct TypeFault {
     /// The type, `group/version/resource` (`v1/pods` for the core group).
     #[serde(rename = "type")]
     pub gvr: String,
-    /// Since when its list fails, RFC 3339.
+    /// Since when it fails, RFC 3339.
     pub since: String,
     /// Why, in the server's words (a status code, never the remote server's text).
     pub reason: String,
 }
 
-impl UnlistedType {
-    /// The `Warning` an answer about this type carries for `cluster`.
-    pub fn warning(&self, cluster: &str) -> String {
+impl TypeFault {
+    /// The `Warning` an answer about this type carries for `cluster` when its list fails.
+    pub fn unlisted_warning(&self, cluster: &str) -> String {
         format!(
             "cluster {cluster}: {} could not be listed since {} ({}): its objects of this type may be missing or stale",
+            self.gvr, self.since, self.reason
+        )
+    }
+
+    /// The `Warning` an answer about this type carries for `cluster` when its watch fails.
+    pub fn unwatched_warning(&self, cluster: &str) -> String {
+        format!(
+            "cluster {cluster}: {} could not be watched since {} ({}): its objects of this type are \
+             only as current as its last list (lists are repeated up to 5 minutes apart)",
             self.gvr, self.since, self.reason
         )
     }
@@ -233,9 +247,14 @@ impl ClusterInfo {
     }
 
     /// The `Warning` an answer about the type `gvr` (its `Display` form) carries when this
-    /// cluster cannot list it; `None` when it can.
-    pub fn unlisted_warning(&self, gvr: &str) -> Option<String> {
-        Some(self.unlisted_types.iter().find(|u| u.gvr == gvr)?.warning(&self.name))
+    /// cluster cannot list it or, listing it, cannot watch it; `None` when it can.
+    pub fn type_warning(&self, gvr: &str) -> Option<String> {
+        let find = |faults: &[TypeFault]| faults.iter().find(|f| f.gvr == gvr).cloned();
+        match (find(&self.unlisted_types), find(&self.unwatched_types)) {
+            (Some(unlisted), _) => Some(unlisted.unlisted_warning(&self.name)),
+            (None, Some(unwatched)) => Some(unwatched.unwatched_warning(&self.name)),
+            (None, None) => None,
+        }
     }
 }
 
@@ -343,6 +362,7 @@ mod tests {
             last_error: None,
             synced_by: None,
             unlisted_types: Vec::new(),
+            unwatched_types: Vec::new(),
         };
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(
@@ -361,28 +381,42 @@ mod tests {
         );
         let synced = ClusterInfo { status: ClusterStatus::Synced, ..info };
         assert_eq!(synced.staleness_warning(), None);
-        assert_eq!(synced.unlisted_warning("v1/pods"), None);
+        assert_eq!(synced.type_warning("v1/pods"), None);
 
-        let unlisted = ClusterInfo {
-            unlisted_types: vec![UnlistedType {
-                gvr: "example.com/v2/gadgets".into(),
-                since: "2026-11-24T01:02:03Z".into(),
-                reason: "HTTP 500".into(),
-            }],
-            ..synced
+        let fault = TypeFault {
+            gvr: "example.com/v2/gadgets".into(),
+            since: "2026-11-24T01:02:03Z".into(),
+            reason: "HTTP 500".into(),
         };
+        let unlisted = ClusterInfo { unlisted_types: vec![fault.clone()], ..synced.clone() };
         assert_eq!(
             serde_json::to_value(&unlisted).unwrap()["unlistedTypes"],
             json!([{"type": "example.com/v2/gadgets", "since": "2026-11-24T01:02:03Z", "reason": "HTTP 500"}])
         );
-        assert_eq!(unlisted.unlisted_warning("v1/pods"), None);
+        assert_eq!(unlisted.type_warning("v1/pods"), None);
+        let cannot_list = "cluster tencent1: example.com/v2/gadgets could not be listed since 2026-11-24T01:02:03Z \
+                           (HTTP 500): its objects of this type may be missing or stale";
+        assert_eq!(unlisted.type_warning("example.com/v2/gadgets").as_deref(), Some(cannot_list));
+
+        let unwatched = ClusterInfo { unwatched_types: vec![fault.clone()], ..synced };
+        let value = serde_json::to_value(&unwatched).unwrap();
         assert_eq!(
-            unlisted.unlisted_warning("example.com/v2/gadgets").as_deref(),
+            value["unwatchedTypes"],
+            json!([{"type": "example.com/v2/gadgets", "since": "2026-11-24T01:02:03Z", "reason": "HTTP 500"}])
+        );
+        assert!(value.get("unlistedTypes").is_none(), "{value}");
+        assert_eq!(unwatched.type_warning("v1/pods"), None);
+        assert_eq!(
+            unwatched.type_warning("example.com/v2/gadgets").as_deref(),
             Some(
-                "cluster tencent1: example.com/v2/gadgets could not be listed since 2026-11-24T01:02:03Z \
-                 (HTTP 500): its objects of this type may be missing or stale"
+                "cluster tencent1: example.com/v2/gadgets could not be watched since 2026-11-24T01:02:03Z \
+                 (HTTP 500): its objects of this type are only as current as its last list (lists are \
+                 repeated up to 5 minutes apart)"
             )
         );
+        // A type that cannot be listed says so, whatever its watch.
+        let both = ClusterInfo { unlisted_types: vec![fault], ..unwatched };
+        assert_eq!(both.type_warning("example.com/v2/gadgets").as_deref(), Some(cannot_list));
     }
 
     #[test]

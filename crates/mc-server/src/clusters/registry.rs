@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
-use mc_types::api::{ClusterInfo, ClusterStatus, UnlistedType};
+use mc_types::api::{ClusterInfo, ClusterStatus, TypeFault};
 use mc_types::gvr::ResourceInfo;
 use tokio::task::AbortHandle;
 
@@ -31,7 +31,11 @@ pub struct ClusterState {
     pub pending_init: BTreeSet<Gvr>,
     /// Types whose list failed three times in a row and not been written completely since:
     /// they no longer hold the initial sync back, and answers about them carry a `Warning`.
-    pub unlisted: BTreeMap<Gvr, Unlisted>,
+    pub unlisted: BTreeMap<Gvr, Fault>,
+    /// Types that are listed but whose watch failed three times in a row, and has not brought a
+    /// change or run for a minute since: their rows are as old as their last list (the type is
+    /// listed again at growing intervals), and answers about them carry a `Warning`.
+    pub unwatched: BTreeMap<Gvr, Fault>,
     /// Whether every type finished its first list since the cluster became ready.
     pub initial_sync_done: bool,
     /// Time of the last change written for this cluster.
@@ -51,10 +55,11 @@ pub struct ClusterState {
     pub synced_at: Option<Timestamp>,
 }
 
-/// Why a type of a cluster is not listed (see [`ClusterState::unlisted`]).
+/// Why a type of a cluster is not listed, or not watched (see [`ClusterState::unlisted`] and
+/// [`ClusterState::unwatched`]).
 #[derive(Clone, Debug)]
-pub struct Unlisted {
-    /// When its list was found failing.
+pub struct Fault {
+    /// When it was found failing.
     pub since: Timestamp,
     /// The last failure, in the server's words.
     pub reason: String,
@@ -340,27 +345,32 @@ impl Cluster {
             last_error,
             synced_by: me,
             unlisted_types: s.unlisted.iter().map(|(gvr, u)| u.shown(gvr)).collect(),
+            unwatched_types: s.unwatched.iter().map(|(gvr, u)| u.shown(gvr)).collect(),
         }
     }
 
-    /// The `Warning` an answer about `gvr` carries when this cluster cannot list it. Cheaper than
-    /// [`Cluster::info`] (asked for every cluster an answer covers): only the one type is read.
-    pub fn unlisted_warning(&self, gvr: &Gvr) -> Option<String> {
+    /// The `Warning` an answer about `gvr` carries when this cluster cannot list it, or cannot
+    /// watch it. Cheaper than [`Cluster::info`] (asked for every cluster an answer covers): only
+    /// the one type is read.
+    pub fn type_warning(&self, gvr: &Gvr) -> Option<String> {
         match self.ownership() {
             Ownership::Unsharded | Ownership::Mine(_) => {
                 let s = self.state.read().unwrap_or_else(|e| e.into_inner());
-                Some(s.unlisted.get(gvr)?.shown(gvr).warning(self.name()))
+                if let Some(unlisted) = s.unlisted.get(gvr) {
+                    return Some(unlisted.shown(gvr).unlisted_warning(self.name()));
+                }
+                Some(s.unwatched.get(gvr)?.shown(gvr).unwatched_warning(self.name()))
             }
-            Ownership::Other(_) => self.info(None).unlisted_warning(&gvr.to_string()),
+            Ownership::Other(_) => self.info(None).type_warning(&gvr.to_string()),
             Ownership::Pending(_) | Ownership::NoRoom(_) => None,
         }
     }
 }
 
-impl Unlisted {
+impl Fault {
     /// As `/v1/clusters` shows it.
-    fn shown(&self, gvr: &Gvr) -> UnlistedType {
-        UnlistedType {
+    fn shown(&self, gvr: &Gvr) -> TypeFault {
+        TypeFault {
             gvr: gvr.to_string(),
             since: self.since.round(k8s_openapi::jiff::Unit::Second).unwrap_or(self.since).to_string(),
             reason: self.reason.clone(),

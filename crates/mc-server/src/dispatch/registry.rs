@@ -97,6 +97,7 @@ fn status(info: &mc_types::api::ClusterInfo) -> serde_json::Value {
         ("since", info.since.clone().map(serde_json::Value::from)),
         ("lastError", info.last_error.clone().map(serde_json::Value::from)),
         ("unlistedTypes", (!info.unlisted_types.is_empty()).then(|| json!(info.unlisted_types))),
+        ("unwatchedTypes", (!info.unwatched_types.is_empty()).then(|| json!(info.unwatched_types))),
         // Whole seconds, so a status is not rewritten for every fraction of lag.
         ("lagSeconds", info.lag_seconds.map(|l| serde_json::Value::from(l.max(0.0).round() as u64))),
     ];

@@ -274,7 +274,7 @@ pub fn answer_warnings<'a>(
         if let Some(gvr) = &query.gvr
             && query.cluster.as_deref().is_none_or(|q| q == c.name())
         {
-            warnings.extend(c.unlisted_warning(gvr));
+            warnings.extend(c.type_warning(gvr));
         }
     }
     warnings

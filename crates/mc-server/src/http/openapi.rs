@@ -102,6 +102,9 @@ pub fn document(anonymous_read: bool) -> Value {
                     "syncedBy": {"type": "string"},
                     "unlistedTypes": {"type": "array", "description": "Types whose list keeps failing: their objects may be missing or stale, and answers about them carry a Warning.",
                         "items": {"type": "object", "required": ["type", "since", "reason"], "properties": {
+                            "type": {"type": "string"}, "since": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}}}},
+                    "unwatchedTypes": {"type": "array", "description": "Types that are listed but whose watch keeps failing: their objects are as old as their last list (repeated up to 5 minutes apart), and answers about them carry a Warning.",
+                        "items": {"type": "object", "required": ["type", "since", "reason"], "properties": {
                             "type": {"type": "string"}, "since": {"type": "string", "format": "date-time"}, "reason": {"type": "string"}}}}}},
                 "Resource": {"type": "object", "required": ["group", "version", "resource", "kind", "namespaced"], "properties": {
                     "group": {"type": "string"}, "version": {"type": "string"}, "resource": {"type": "string"},

@@ -64,6 +64,7 @@ async fn run(ctx: SyncContext, cluster: Arc<Cluster>) {
             s.initial_sync_done = false;
             s.pending_init.clear();
             s.unlisted.clear();
+            s.unwatched.clear();
             s.message = Some(err.clone());
         });
         if was_ready {
@@ -99,6 +100,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         s.synced_types = wanted.keys().cloned().collect();
         s.pending_init = wanted.keys().cloned().collect();
         s.unlisted.clear();
+        s.unwatched.clear();
         s.initial_sync_done = wanted.is_empty();
     });
     cluster.set_client(Some(client.clone()));
@@ -167,6 +169,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         let types: BTreeSet<Gvr> = running.keys().cloned().collect();
         cluster.update(|s| {
             s.unlisted.retain(|gvr, _| types.contains(gvr));
+            s.unwatched.retain(|gvr, _| types.contains(gvr));
             s.synced_types = types;
         });
         // Reap finished tasks: they end only when aborted, or when they panic (a bug). A type

@@ -18,7 +18,7 @@ use super::list_watch::{ListSizes, list_watch};
 use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
-use crate::clusters::registry::Unlisted;
+use crate::clusters::registry::Fault;
 use crate::store::StoredObject;
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
@@ -59,6 +59,11 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // wait before, from `RELIST_FIRST` up to `RELIST_MAX`; after `RELIST_QUIET`, at once again.
     let mut relists = 0u32;
     let mut last_relist: Option<Instant> = None;
+    // Whether the type is marked unwatched (its watch failed three times after a list), and the
+    // last list or failure: a change the watch brings, or `WATCH_PROVEN` after its list without
+    // a failure (the watcher retries a failed watch itself, without a new list), lifts the mark.
+    let mut unwatched = false;
+    let mut quiet_since = Instant::now();
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
@@ -70,6 +75,13 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 None => return,
             },
             _ = cluster.relist_requested() => continue,
+            _ = tokio::time::sleep_until(tokio::time::Instant::from_std(quiet_since) + WATCH_PROVEN),
+                if unwatched && !listing => {
+                unwatched = false;
+                debug!(cluster = cluster.name(), %gvr, "watch runs again");
+                cluster.update(|s| watched_again(s, &gvr));
+                continue;
+            }
         };
         let event = match event {
             Ok(e) => {
@@ -77,14 +89,24 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 // its first page starts over with `Init` (and one failing at its first page too).
                 match &e {
                     watcher::Event::Init => listing = true,
-                    watcher::Event::InitDone => (failures, listing) = (0, false),
-                    watcher::Event::Apply(_) | watcher::Event::Delete(_) => (failures, relists) = (0, 0),
+                    watcher::Event::InitDone => {
+                        (failures, listing) = (0, false);
+                        quiet_since = Instant::now();
+                    }
+                    watcher::Event::Apply(_) | watcher::Event::Delete(_) => {
+                        (failures, relists) = (0, 0);
+                        if unwatched {
+                            unwatched = false;
+                            cluster.update(|s| watched_again(s, &gvr));
+                        }
+                    }
                     watcher::Event::InitApply(_) => {}
                 }
                 e
             }
             Err(e) => {
                 failures += 1;
+                quiet_since = Instant::now();
                 if failures == 1 || failures.is_power_of_two() {
                     warn!(cluster = cluster.name(), %gvr, error = %e, "watch failed; retrying");
                 }
@@ -103,9 +125,15 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                                 Entry::Vacant(unmarked) => {
                                     warn!(cluster = cluster.name(), %gvr, failures, error = %e, "type cannot be listed; no longer waited for");
                                     let since = k8s_openapi::jiff::Timestamp::now();
-                                    unmarked.insert(Unlisted { since, reason: failure(&e) });
+                                    unmarked.insert(Fault { since, reason: failure(&e) });
                                 }
                             }
+                        } else {
+                            // Listed, but its changes do not come: answers about it say so until
+                            // its watch works again.
+                            let since = k8s_openapi::jiff::Timestamp::now();
+                            s.unwatched.entry(gvr.clone()).or_insert(Fault { since, reason: String::new() }).reason =
+                                failure(&e);
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });
@@ -126,6 +154,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                         debug!(cluster = cluster.name(), %gvr, failures, ?wait, "watch keeps failing; listing again");
                         stream = listed(&client, &ar, ctx.lists, wait);
                         listing = true;
+                        unwatched = true;
                     }
                 }
                 continue;
@@ -202,6 +231,20 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
 const RELIST_FIRST: Duration = Duration::from_secs(10);
 const RELIST_MAX: Duration = Duration::from_secs(300);
 const RELIST_QUIET: Duration = Duration::from_secs(600);
+
+/// How long a watch runs after its list without failing before a type marked unwatched is
+/// unmarked (a type that changes is unmarked at its first change). A refused watch fails within
+/// seconds of its list, its retries within the watcher's backoff (at most 30 s apart).
+const WATCH_PROVEN: Duration = Duration::from_secs(60);
+
+/// Lifts a type's unwatched mark, and the message its failure left on the cluster.
+fn watched_again(s: &mut crate::clusters::registry::ClusterState, gvr: &mc_types::Gvr) {
+    if s.unwatched.remove(gvr).is_some()
+        && s.message.as_deref().is_some_and(|m| m.starts_with(&format!("{gvr}: ")))
+    {
+        s.message = None;
+    }
+}
 
 /// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
 fn listed(

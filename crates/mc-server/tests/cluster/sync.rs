@@ -533,9 +533,10 @@ async fn a_type_that_cannot_be_listed_is_reported_and_warned_about_until_it_is_l
 
 /// A type whose watch is refused while its list is allowed (here: RBAC that grants `list` on
 /// ConfigMaps but not `watch`) is listed again after three failed watches, so its rows still
-/// follow the cluster, and the reason is on the cluster in `/v1/clusters`.
+/// follow the cluster; it is named in `/v1/clusters`, the metrics and the `MultiCluster` status,
+/// and answers about it carry a Warning, until its watch works again.
 #[tokio::test]
-async fn a_type_whose_watch_keeps_failing_is_listed_again() {
+async fn a_type_whose_watch_keeps_failing_is_listed_again_and_warned_about() {
     const ACCOUNT: &str = "mc-list-only";
     let env = TestEnv::from_env();
     let member = &env.clusters[2];
@@ -563,12 +564,12 @@ async fn a_type_whose_watch_keeps_failing_is_listed_again() {
         json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": ACCOUNT, "namespace": NS}}),
     )
     .await;
-    apply(
-        Api::all_with(client.clone(), &ar(rbac, "ClusterRole", "clusterroles")),
+    let role = |verbs: &[&str]| {
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": ACCOUNT},
-            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]}),
-    )
-    .await;
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": verbs}]})
+    };
+    let roles = Api::all_with(client.clone(), &ar(rbac, "ClusterRole", "clusterroles"));
+    apply(roles.clone(), role(&["get", "list"])).await;
     apply(
         Api::all_with(client.clone(), &ar(rbac, "ClusterRoleBinding", "clusterrolebindings")),
         json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": ACCOUNT},
@@ -622,9 +623,72 @@ async fn a_type_whose_watch_keeps_failing_is_listed_again() {
     assert!(info.get("unlistedTypes").is_none(), "it lists: {info}");
     let message = info["message"].as_str().unwrap_or_else(|| panic!("a reason: {info}"));
     assert!(message.starts_with("v1/configmaps: "), "{info}");
+    let unwatched = info["unwatchedTypes"].as_array().unwrap_or_else(|| panic!("{info}"));
+    assert_eq!(unwatched.len(), 1, "{info}");
+    assert_eq!(unwatched[0]["type"], "v1/configmaps", "{info}");
+    assert_eq!(unwatched[0]["reason"], "the API server answered HTTP 403", "{info}");
+    let master = &env.clusters[0];
+    let master_info =
+        clusters.as_array().unwrap().iter().find(|c| c["name"] == master.name.as_str()).unwrap();
+    assert!(master_info.get("unwatchedTypes").is_none(), "{clusters}");
+
+    // Answers about ConfigMaps of that cluster say their rows may be as old as the last list;
+    // answers about the master's ConfigMaps, or about another type, do not.
+    let want = format!("299 - \"cluster {}: v1/configmaps could not be watched since ", member.name);
+    for path in [
+        format!("/v1/list?gvr=v1/configmaps&namespace={NS}"),
+        format!("/clusters/{}/api/v1/namespaces/{NS}/configmaps", member.name),
+    ] {
+        let (status, warnings, body) = server.get_warned(&path).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        assert_eq!(warnings.iter().filter(|w| w.starts_with(&want)).count(), 1, "{path}: {warnings:?}");
+        assert!(warnings.iter().all(|w| !w.contains("forbidden")), "no remote text: {warnings:?}");
+    }
+    for path in [
+        format!("/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}", master.name),
+        format!("/v1/list?gvr=v1/namespaces&cluster={}", master.name),
+    ] {
+        let (status, warnings, _) = server.get_warned(&path).await;
+        assert_eq!((status, warnings.len()), (StatusCode::OK, 0), "{path}: {warnings:?}");
+    }
+    let metric = |n: u32| format!("mc_cluster_unwatched_types{{cluster=\"{}\"}} {n}", member.name);
+    let (_, metrics) = server.get("/metrics").await;
+    assert!(metrics.as_str().unwrap().contains(&metric(1)), "{metrics}");
+    let multiclusters: Api<MultiCluster> = Api::namespaced(env.client(master).await.unwrap(), "default");
+    let unwatched_in_status = || async {
+        let mc = multiclusters.get(&member.name).await.ok()?;
+        Some(mc.status?.unwatched_types.unwrap_or_default().iter().map(|u| u.gvr.clone()).collect::<Vec<_>>())
+    };
+    eventually("the MultiCluster status names the type", Duration::from_secs(30), || async {
+        (unwatched_in_status().await? == ["v1/configmaps"]).then_some(())
+    })
+    .await;
+
     cms.delete("watchless", &DeleteParams::default()).await.unwrap();
     eventually("its deletion reaches the store", Duration::from_secs(60), || async {
         (!server.keys("v1/configmaps").await.contains(&key)).then_some(())
+    })
+    .await;
+
+    // Allowed to watch, the type is watched from its next list on (within a minute here). No
+    // ConfigMap changes meanwhile: the watch lifts the mark, the warning, the metric and the
+    // message by running a minute without failing, as an idle type's must (a change it brings
+    // would lift them at once).
+    apply(roles, role(&["get", "list", "watch"])).await;
+    let cluster_info = eventually("the watch works again", Duration::from_secs(180), || async {
+        let (_, clusters) = server.get("/v1/clusters").await;
+        let info = clusters.as_array()?.iter().find(|c| c["name"] == member.name.as_str())?.clone();
+        info.get("unwatchedTypes").is_none().then_some(info)
+    })
+    .await;
+    assert!(cluster_info.get("message").is_none(), "{cluster_info}");
+    let (status, warnings, _) =
+        server.get_warned(&format!("/v1/list?gvr=v1/configmaps&namespace={NS}")).await;
+    assert_eq!((status, warnings.len()), (StatusCode::OK, 0), "{warnings:?}");
+    let (_, metrics) = server.get("/metrics").await;
+    assert!(metrics.as_str().unwrap().contains(&metric(0)), "{metrics}");
+    eventually("the MultiCluster status no longer names it", Duration::from_secs(30), || async {
+        unwatched_in_status().await?.is_empty().then_some(())
     })
     .await;
 }

@@ -101,7 +101,11 @@ pub struct MultiClusterStatus {
     pub last_error: Option<String>,
     /// Resource types whose list keeps failing: their objects may be missing or stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unlisted_types: Option<Vec<crate::api::UnlistedType>>,
+    pub unlisted_types: Option<Vec<crate::api::TypeFault>>,
+    /// Resource types that are listed but whose watch keeps failing: their objects are only as
+    /// current as the type's last list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unwatched_types: Option<Vec<crate::api::TypeFault>>,
     /// When the server last updated this status (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_heartbeat_time: Option<String>,
