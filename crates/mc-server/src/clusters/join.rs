@@ -363,17 +363,32 @@ fn classify(host: &str, e: &kube::Error) -> String {
         || lower.contains("handshake")
     {
         format!("TLS verification of {host} failed; use insecure=true only if you trust the network")
-    } else if lower.contains("connect")
-        || lower.contains("dns")
-        || lower.contains("refused")
-        || lower.contains("resolve")
-    {
+    } else if connection_not_made(e) {
         format!("{host} is unreachable")
+    } else if matches!(e, kube::Error::Service(_) | kube::Error::HyperError(_)) {
+        // Connected and asked, then the connection ended (closed, reset) before an answer: the
+        // server is reachable, so "unreachable" would send the reader the wrong way.
+        format!("{host} closed the connection before a complete answer")
     } else if matches!(e, kube::Error::SerdeError(_)) {
         format!("{host} did not answer like a Kubernetes API server")
     } else {
         format!("{host}: the request failed")
     }
+}
+
+/// Whether the request never reached the server: the connection (name lookup, TCP connect, TLS
+/// handshake) could not be made. Read from the client's error type, not from its text (a
+/// "connection closed" after the request was sent is not that).
+fn connection_not_made(e: &kube::Error) -> bool {
+    let kube::Error::Service(boxed) = e else { return false };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&**boxed);
+    while let Some(c) = cause {
+        if let Some(client) = c.downcast_ref::<hyper_util::client::legacy::Error>() {
+            return client.is_connect();
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The API server URL as shown back: scheme, host and port only (no path, query or userinfo).

@@ -16,14 +16,22 @@ pub struct Hostile {
 impl Hostile {
     /// Starts a listener that answers `status` with `body` (as JSON) to everything.
     pub fn start(status: u16, body: &str) -> Hostile {
+        Self::answering(format!(
+            "HTTP/1.1 {status} Whatever\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    }
+
+    /// Starts a listener that reads each request and closes the connection without a byte.
+    pub fn hanging_up() -> Hostile {
+        Self::answering(String::new())
+    }
+
+    fn answering(response: String) -> Hostile {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let received = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(Mutex::new(0));
-        let response = format!(
-            "HTTP/1.1 {status} Whatever\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
         let (rx, cx) = (received.clone(), connections.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {

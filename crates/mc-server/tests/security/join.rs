@@ -144,6 +144,20 @@ async fn remote_answers_are_classified_never_echoed() {
         seen += 1;
     }
     assert_eq!(seen, 5);
+    // A server that takes the request and hangs up was reached: not "unreachable".
+    let hostile = Hostile::hanging_up();
+    let target = format!("http://127.0.0.1:{}", hostile.port);
+    let (status, answer) = join(&server, "echo", &kubeconfig(&target, user), "&insecure=true").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains("closed the connection before a complete answer"), "{error}");
+    assert!(hostile.received().contains("GET /version"), "{}", hostile.received());
+    // And one where nothing listens is.
+    let target = "http://127.0.0.1:1";
+    let (status, answer) = join(&server, "echo", &kubeconfig(target, user), "&insecure=true").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains("127.0.0.1:1 is unreachable"), "{error}");
 }
 
 #[tokio::test]
