@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use crate::clusters::Registry;
+use crate::clusters::registry::ClusterState;
+use crate::clusters::{Cluster, Registry};
 
 /// Request counters; cluster gauges are read from the registry when scraped.
 #[derive(Debug, Default)]
@@ -22,79 +23,96 @@ impl Metrics {
     /// The exposition text.
     pub fn render(&self, registry: &Registry) -> String {
         let mut out = String::new();
-        let clusters = registry.all();
-        let gauge = |out: &mut String, name: &str, help: &str| {
+        // Each cluster's state read once, for all its gauges.
+        let clusters: Vec<(Arc<Cluster>, ClusterState)> =
+            registry.all().into_iter().map(|c| (c.clone(), c.state())).collect();
+        let mut gauge = |name: &str, help: &str, value: &dyn Fn(&Cluster, &ClusterState) -> f64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+            for (c, s) in &clusters {
+                let _ = writeln!(out, "{name}{{cluster=\"{}\"}} {}", c.name(), value(c, s));
+            }
         };
-        gauge(&mut out, "mc_cluster_ready", "1 when the cluster is reachable and syncing.");
-        for c in &clusters {
-            let _ =
-                writeln!(out, "mc_cluster_ready{{cluster=\"{}\"}} {}", c.name(), u8::from(c.state().ready));
-        }
+        let flag = |b: bool| f64::from(u8::from(b));
+        gauge("mc_cluster_ready", "1 when the cluster is reachable and syncing.", &|_, s| flag(s.ready));
         gauge(
-            &mut out,
             "mc_cluster_synced_here",
             "1 when this replica watches the cluster (holds its sync Lease, or nothing is sharded).",
+            &|c, _| flag(c.syncs()),
         );
-        for c in &clusters {
-            let _ =
-                writeln!(out, "mc_cluster_synced_here{{cluster=\"{}\"}} {}", c.name(), u8::from(c.syncs()));
-        }
-        gauge(&mut out, "mc_cluster_initial_sync_done", "1 when every type finished its first list.");
-        for c in &clusters {
-            let _ = writeln!(
-                out,
-                "mc_cluster_initial_sync_done{{cluster=\"{}\"}} {}",
-                c.name(),
-                u8::from(c.state().initial_sync_done)
-            );
-        }
-        gauge(&mut out, "mc_cluster_objects", "Objects stored for the cluster.");
-        for c in &clusters {
-            let _ = writeln!(
-                out,
-                "mc_cluster_objects{{cluster=\"{}\"}} {}",
-                c.name(),
-                c.objects.load(std::sync::atomic::Ordering::Relaxed)
-            );
-        }
-        gauge(&mut out, "mc_cluster_resource_types", "Resource types synced for the cluster.");
-        for c in &clusters {
-            let _ = writeln!(
-                out,
-                "mc_cluster_resource_types{{cluster=\"{}\"}} {}",
-                c.name(),
-                c.state().synced_types.len()
-            );
-        }
+        gauge("mc_cluster_initial_sync_done", "1 when every type finished its first list.", &|_, s| {
+            flag(s.initial_sync_done)
+        });
+        gauge("mc_cluster_objects", "Objects stored for the cluster.", &|c, _| {
+            c.objects.load(std::sync::atomic::Ordering::Relaxed) as f64
+        });
+        gauge("mc_cluster_resource_types", "Resource types synced for the cluster.", &|_, s| {
+            s.synced_types.len() as f64
+        });
         gauge(
-            &mut out,
             "mc_cluster_unlisted_types",
             "Resource types of the cluster whose list keeps failing (their objects may be missing or stale).",
+            &|_, s| s.unlisted.len() as f64,
         );
-        for c in &clusters {
-            let n = c.state().unlisted.len();
-            let _ = writeln!(out, "mc_cluster_unlisted_types{{cluster=\"{}\"}} {n}", c.name());
-        }
         gauge(
-            &mut out,
             "mc_cluster_unwatched_types",
             "Resource types of the cluster that are listed but whose watch keeps failing (their objects are as old as their last list).",
+            &|_, s| s.unwatched.len() as f64,
         );
-        for c in &clusters {
-            let n = c.state().unwatched.len();
-            let _ = writeln!(out, "mc_cluster_unwatched_types{{cluster=\"{}\"}} {n}", c.name());
-        }
-        gauge(&mut out, "mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.");
-        for c in &clusters {
-            let lag = c.state().lag_seconds.unwrap_or(0.0);
-            let _ = writeln!(out, "mc_cluster_sync_lag_seconds{{cluster=\"{}\"}} {lag}", c.name());
-        }
+        gauge("mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.", &|_, s| {
+            s.lag_seconds.unwrap_or(0.0)
+        });
         let _ = writeln!(out, "# HELP mc_http_requests_total HTTP responses by route and status.");
         let _ = writeln!(out, "# TYPE mc_http_requests_total counter");
         for ((route, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             let _ = writeln!(out, "mc_http_requests_total{{route=\"{route}\",code=\"{status}\"}} {n}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use mc_types::Gvr;
+
+    use super::Metrics;
+    use crate::clusters::registry::Fault;
+    use crate::clusters::{Cluster, ClusterSpec, Registry};
+
+    #[test]
+    fn cluster_gauges_have_one_line_per_cluster_with_its_value() {
+        let registry = Registry::new();
+        for name in ["c1", "c2"] {
+            registry.insert(Arc::new(Cluster::new(ClusterSpec::for_test(name))));
+        }
+        let c1 = registry.get("c1").unwrap();
+        let fault = || Fault { since: k8s_openapi::jiff::Timestamp::UNIX_EPOCH, reason: "HTTP 403".into() };
+        c1.update(|s| {
+            s.ready = true;
+            s.lag_seconds = Some(0.25);
+            s.unwatched.insert(Gvr::new("", "v1", "configmaps"), fault());
+            s.unwatched.insert(Gvr::new("", "v1", "secrets"), fault());
+            s.unlisted.insert(Gvr::new("example.com", "v2", "gadgets"), fault());
+        });
+        c1.objects.store(42, std::sync::atomic::Ordering::Relaxed);
+        let metrics = Metrics::default();
+        metrics.request("/v1/list", 200);
+        let text = metrics.render(&registry);
+        for line in [
+            "# TYPE mc_cluster_ready gauge",
+            "mc_cluster_ready{cluster=\"c1\"} 1",
+            "mc_cluster_ready{cluster=\"c2\"} 0",
+            "mc_cluster_objects{cluster=\"c1\"} 42",
+            "mc_cluster_unwatched_types{cluster=\"c1\"} 2",
+            "mc_cluster_unwatched_types{cluster=\"c2\"} 0",
+            "mc_cluster_unlisted_types{cluster=\"c1\"} 1",
+            "mc_cluster_sync_lag_seconds{cluster=\"c1\"} 0.25",
+            "mc_http_requests_total{route=\"/v1/list\",code=\"200\"} 1",
+        ] {
+            assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line} in:\n{text}");
+        }
+        assert_eq!(text.lines().filter(|l| l.starts_with("mc_cluster_")).count(), 8 * 2, "{text}");
     }
 }
