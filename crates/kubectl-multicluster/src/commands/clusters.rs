@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use mc_types::api::ClusterInfo;
+use mc_types::api::{ClusterInfo, TypeFault};
 use mc_types::crd::MultiCluster;
 use serde_json::{Value, json};
 
@@ -105,12 +105,31 @@ pub fn write_table(
                 if sharded {
                     row.push(dash(c.synced_by.as_deref().unwrap_or("")));
                 }
-                row.push(c.message.clone().or_else(|| c.last_error.clone()).unwrap_or_default());
+                let message = c.message.clone().or_else(|| c.last_error.clone());
+                row.push(faults(c).into_iter().chain(message).collect::<Vec<_>>().join("; "));
             }
             row
         })
         .collect();
     table::write(out, headers.then_some(header.as_slice()), &rows)
+}
+
+/// The types a cluster cannot list or watch, named (the first three of each), for `MESSAGE`: the
+/// cluster's message holds only its latest failure.
+fn faults(c: &ClusterInfo) -> Option<String> {
+    let named = |what: &str, faults: &[TypeFault]| {
+        let mut names: Vec<&str> = faults.iter().take(3).map(|f| f.gvr.as_str()).collect();
+        let more = faults.len().saturating_sub(3).to_string() + " more";
+        if faults.len() > 3 {
+            names.push(&more);
+        }
+        (!faults.is_empty()).then(|| format!("cannot {what} {}", names.join(", ")))
+    };
+    let parts: Vec<String> = [named("list", &c.unlisted_types), named("watch", &c.unwatched_types)]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
 }
 
 /// `list clusters` against the original server: its MultiCluster objects, asked for exactly as
@@ -198,4 +217,49 @@ pub fn write_multicluster_table(
 /// Sync lag: milliseconds under a second, else seconds.
 fn lag(seconds: f64) -> String {
     if seconds < 1.0 { format!("{}ms", (seconds * 1000.0).round() as u64) } else { format!("{seconds:.1}s") }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use mc_types::api::ClusterInfo;
+    use serde_json::json;
+
+    use super::write_table;
+    use crate::print::Ctx;
+
+    fn fault(gvr: &str) -> serde_json::Value {
+        json!({"type": gvr, "since": "2025-12-31T23:00:00Z", "reason": "the API server answered HTTP 403"})
+    }
+
+    /// The wide row's `MESSAGE`: the types that cannot be listed or watched (three of each at
+    /// most), then the cluster's latest message; nothing for a cluster without either.
+    #[test]
+    fn wide_message_names_the_types_that_cannot_be_listed_or_watched() {
+        let clusters: Vec<ClusterInfo> = serde_json::from_value(json!([
+            {"name": "tencent1", "status": "Synced", "resourceTypes": 57, "typesListed": 57},
+            {"name": "tencent5", "status": "Synced", "resourceTypes": 58, "typesListed": 57,
+             "message": "v1/secrets: the watch failed",
+             "unlistedTypes": [fault("example.com/v2/gadgets")],
+             "unwatchedTypes": [fault("v1/configmaps"), fault("v1/secrets"), fault("v1/services"), fault("apps/v1/deployments")]},
+            {"name": "tencent6", "status": "Synced", "resourceTypes": 57, "typesListed": 57,
+             "unwatchedTypes": [fault("v1/configmaps")]}
+        ]))
+        .unwrap();
+        let mut out = Vec::new();
+        write_table(&mut out, &clusters, &Ctx::at("2026-01-01T00:00:00Z".parse().unwrap()), true, true)
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(lines[1].trim_end().ends_with("57/57   0         -            -"), "{text}");
+        assert!(
+            lines[2].ends_with(
+                "cannot list example.com/v2/gadgets; cannot watch v1/configmaps, v1/secrets, v1/services, 1 more; \
+                 v1/secrets: the watch failed"
+            ),
+            "{text}"
+        );
+        assert!(lines[3].ends_with("   cannot watch v1/configmaps"), "{text}");
+    }
 }
