@@ -199,7 +199,7 @@ pub struct ClusterInfo {
     pub unlisted_types: Vec<TypeFault>,
     /// Types that are listed but whose watch keeps failing: their objects in the store follow
     /// the cluster only at each new list, minutes apart. Each is listed here until its watch
-    /// brings a change, or runs for a minute without failing.
+    /// brings a change, or runs for 20 s without failing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unwatched_types: Vec<TypeFault>,
 }

@@ -33,7 +33,7 @@ pub struct ClusterState {
     /// they no longer hold the initial sync back, and answers about them carry a `Warning`.
     pub unlisted: BTreeMap<Gvr, Fault>,
     /// Types that are listed but whose watch failed three times in a row, and has not brought a
-    /// change or run for a minute since: their rows are as old as their last list (the type is
+    /// change or run for 20 s since: their rows are as old as their last list (the type is
     /// listed again at growing intervals), and answers about them carry a `Warning`.
     pub unwatched: BTreeMap<Gvr, Fault>,
     /// Whether every type finished its first list since the cluster became ready.

@@ -670,9 +670,9 @@ async fn a_type_whose_watch_keeps_failing_is_listed_again_and_warned_about() {
     })
     .await;
 
-    // Allowed to watch, the type is watched from its next list on (within a minute here). No
+    // Allowed to watch, the type is watched from its next list on (within 40 s here). No
     // ConfigMap changes meanwhile: the watch lifts the mark, the warning, the metric and the
-    // message by running a minute without failing, as an idle type's must (a change it brings
+    // message by running 20 s without failing, as an idle type's must (a change it brings
     // would lift them at once).
     apply(roles, role(&["get", "list", "watch"])).await;
     let cluster_info = eventually("the watch works again", Duration::from_secs(180), || async {
