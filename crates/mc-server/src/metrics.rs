@@ -24,8 +24,14 @@ impl Metrics {
     pub fn render(&self, registry: &Registry) -> String {
         let mut out = String::new();
         // Each cluster's state read once, for all its gauges.
-        let clusters: Vec<(Arc<Cluster>, ClusterState)> =
-            registry.all().into_iter().map(|c| (c.clone(), c.state())).collect();
+        let clusters: Vec<(Arc<Cluster>, ClusterState)> = registry
+            .all()
+            .into_iter()
+            .map(|c| {
+                let s = c.state();
+                (c, s)
+            })
+            .collect();
         let mut gauge = |name: &str, help: &str, value: &dyn Fn(&Cluster, &ClusterState) -> f64| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
             for (c, s) in &clusters {

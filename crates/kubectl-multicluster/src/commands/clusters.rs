@@ -118,10 +118,9 @@ pub fn write_table(
 /// cluster's message holds only its latest failure.
 fn faults(c: &ClusterInfo) -> Option<String> {
     let named = |what: &str, faults: &[TypeFault]| {
-        let mut names: Vec<&str> = faults.iter().take(3).map(|f| f.gvr.as_str()).collect();
-        let more = faults.len().saturating_sub(3).to_string() + " more";
+        let mut names: Vec<String> = faults.iter().take(3).map(|f| f.gvr.clone()).collect();
         if faults.len() > 3 {
-            names.push(&more);
+            names.push(format!("{} more", faults.len() - 3));
         }
         (!faults.is_empty()).then(|| format!("cannot {what} {}", names.join(", ")))
     };

@@ -367,6 +367,29 @@ impl Cluster {
     }
 }
 
+impl ClusterState {
+    /// Lifts a type's unlisted mark, and the message its failure left on the cluster.
+    pub fn listed_again(&mut self, gvr: &Gvr) {
+        if self.unlisted.remove(gvr).is_some() {
+            self.forget_message_of(gvr);
+        }
+    }
+
+    /// Lifts a type's unwatched mark, and the message its failure left on the cluster.
+    pub fn watched_again(&mut self, gvr: &Gvr) {
+        if self.unwatched.remove(gvr).is_some() {
+            self.forget_message_of(gvr);
+        }
+    }
+
+    /// Clears the cluster's message if a failure of `gvr` left it (`"{gvr}: …"`).
+    fn forget_message_of(&mut self, gvr: &Gvr) {
+        if self.message.as_deref().is_some_and(|m| m.starts_with(&format!("{gvr}: "))) {
+            self.message = None;
+        }
+    }
+}
+
 impl Fault {
     /// As `/v1/clusters` shows it.
     fn shown(&self, gvr: &Gvr) -> TypeFault {

@@ -79,7 +79,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 if unwatched && !listing => {
                 unwatched = false;
                 debug!(cluster = cluster.name(), %gvr, "watch runs again");
-                cluster.update(|s| watched_again(s, &gvr));
+                cluster.update(|s| s.watched_again(&gvr));
                 continue;
             }
         };
@@ -97,7 +97,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                         (failures, relists) = (0, 0);
                         if unwatched {
                             unwatched = false;
-                            cluster.update(|s| watched_again(s, &gvr));
+                            cluster.update(|s| s.watched_again(&gvr));
                         }
                     }
                     watcher::Event::InitApply(_) => {}
@@ -131,9 +131,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                         } else {
                             // Listed, but its changes do not come: answers about it say so until
                             // its watch works again.
-                            let since = k8s_openapi::jiff::Timestamp::now();
-                            s.unwatched.entry(gvr.clone()).or_insert(Fault { since, reason: String::new() }).reason =
-                                failure(&e);
+                            let unmarked = || Fault { since: k8s_openapi::jiff::Timestamp::now(), reason: String::new() };
+                            s.unwatched.entry(gvr.clone()).or_insert_with(unmarked).reason = failure(&e);
                         }
                         s.message = Some(format!("{gvr}: {e}"));
                     });
@@ -237,15 +236,6 @@ const RELIST_QUIET: Duration = Duration::from_secs(600);
 /// watch fails within a second of its list, and its retries follow within the watcher's backoff:
 /// the three that make a new list take about 2.4 s (0.8 s, then twice that, jittered).
 const WATCH_PROVEN: Duration = Duration::from_secs(20);
-
-/// Lifts a type's unwatched mark, and the message its failure left on the cluster.
-fn watched_again(s: &mut crate::clusters::registry::ClusterState, gvr: &mc_types::Gvr) {
-    if s.unwatched.remove(gvr).is_some()
-        && s.message.as_deref().is_some_and(|m| m.starts_with(&format!("{gvr}: ")))
-    {
-        s.message = None;
-    }
-}
 
 /// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
 fn listed(

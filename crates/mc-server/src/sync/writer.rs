@@ -256,11 +256,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                         cluster.update(|s| {
                             s.pending_init.remove(&gvr);
                             // The failure that marked it is over, and so is its message.
-                            if s.unlisted.remove(&gvr).is_some()
-                                && s.message.as_deref().is_some_and(|m| m.starts_with(&format!("{gvr}: ")))
-                            {
-                                s.message = None;
-                            }
+                            s.listed_again(&gvr);
                             if s.pending_init.is_empty() && !s.initial_sync_done {
                                 s.initial_sync_done = true;
                                 s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
