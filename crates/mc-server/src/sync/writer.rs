@@ -252,7 +252,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 };
                 match reconciled {
                     Ok(gone) => {
-                        publish(w, name, &gone);
+                        publish(w, name, gone);
                         cluster.update(|s| {
                             s.pending_init.remove(&gvr);
                             // The failure that marked it is over, and so is its message.
@@ -279,7 +279,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 if cluster.syncs() {
                     let name = cluster.name();
                     match resilient::retrying_op(&w.health, || w.store.delete_gvr(name, &gvr)).await {
-                        Ok(gone) => publish(w, name, &gone),
+                        Ok(gone) => publish(w, name, gone),
                         Err(e) => {
                             warn!(cluster = name, %gvr, error = %e, "dropping a removed type failed");
                             cluster.update(|s| {
@@ -296,10 +296,11 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
             Msg::DropCluster(name, reply) => {
                 flush(w, &mut pending).await;
                 let dropped = resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await;
-                if let Ok(gone) = &dropped {
+                let _ = reply.send(dropped.map(|gone| {
+                    let n = gone.len() as u64;
                     publish(w, &name, gone);
-                }
-                let _ = reply.send(dropped.map(|gone| gone.len() as u64));
+                    n
+                }));
             }
         }
     }
@@ -342,12 +343,12 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     let n = p.changes.len();
     // A cluster another replica syncs is not written here; its changes still reach this
     // replica's watch streams.
-    let outcome = if cluster.syncs() {
+    let mut outcome = if cluster.syncs() {
         resilient::apply(&w.store, &w.health, &name, p.changes).await
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
-    publish(w, &name, &outcome.written);
+    publish(w, &name, std::mem::take(&mut outcome.written));
     let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
     let mut relist: Vec<Gvr> = Vec::new();
     for (change, reason) in &outcome.refused {
@@ -381,9 +382,10 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     debug!(cluster = %name, changes = n, sanitized = outcome.sanitized, refused = outcome.refused.len(), "batch written");
 }
 
-/// Hands written changes of a cluster to the watch streams, numbered in write order (copies
-/// are made only when someone watches or versions are kept).
-fn publish(w: &Writer, cluster: &str, changes: &[Change]) {
+/// Hands written changes of a cluster to the watch streams, numbered in write order. A change
+/// becomes its notice (nothing is copied) when someone watches or versions are kept; otherwise
+/// it is dropped.
+fn publish(w: &Writer, cluster: &str, changes: Vec<Change>) {
     for c in changes {
         w.history.publish(&w.notices, |seq| notice(seq, cluster, c));
     }
@@ -399,28 +401,31 @@ fn describe(change: &Change) -> (Gvr, String) {
     (gvr.clone(), what)
 }
 
-fn notice(seq: u64, cluster: &str, change: &Change) -> Notice {
+fn notice(seq: u64, cluster: &str, change: Change) -> Notice {
     match change {
         Change::Upsert(o) => Notice {
             seq,
             cluster: cluster.to_string(),
-            gvr: o.gvr.clone(),
-            namespace: o.namespace.clone(),
-            name: o.name.clone(),
+            gvr: o.gvr,
+            namespace: o.namespace,
+            name: o.name,
             deleted: false,
-            labels: o.labels.clone(),
-            object: o.object.clone(),
+            labels: o.labels,
+            object: o.object,
         },
-        Change::Delete { gvr, namespace, name, uid } => Notice {
-            seq,
-            cluster: cluster.to_string(),
-            gvr: gvr.clone(),
-            namespace: namespace.clone(),
-            name: name.clone(),
-            deleted: true,
-            labels: BTreeMap::new(),
-            object: identity(gvr, namespace, name, uid),
-        },
+        Change::Delete { gvr, namespace, name, uid } => {
+            let object = identity(&gvr, &namespace, &name, &uid);
+            Notice {
+                seq,
+                cluster: cluster.to_string(),
+                gvr,
+                namespace,
+                name,
+                deleted: true,
+                labels: BTreeMap::new(),
+                object,
+            }
+        }
     }
 }
 
