@@ -933,23 +933,59 @@ async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<
     Ok(objects)
 }
 
+/// Fewest objects written at once for SQLite to insert them as new rows first (see
+/// [`write_objects`]): a list's pages, not a watch's few changes, which mostly modify objects.
+const NEW_ROWS_MIN: usize = 64;
+
 /// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels. Each
 /// statement is built while the one before it runs (see [`overlapped`]).
+///
+/// On SQLite, many objects at once (a list's page) are first inserted as new rows, with ids
+/// chosen here above the table's largest: where every row of a chunk is new (a first sync), their
+/// label rows are written with those ids, without reading ids back or deleting labels. A chunk
+/// with an object already stored is then upserted as any other.
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
     let mut labels: Vec<(i64, &str, &str)> = Vec::new();
     let label_chunk = sql::write_chunk(d).1;
-    let mut chunks =
-        sql::write_chunks(d, objects).map(|chunk| (chunk, sql::upsert_resources(d, cluster, chunk)));
+    // Read after any delete of this transaction, so no id it freed is taken back while a label
+    // row of it could remain; the writer holds the only write transaction.
+    let first_id = match d {
+        Dialect::Sqlite if objects.len() >= NEW_ROWS_MIN => {
+            let max = tx.fetch(sql::max_resource_id(d), &[Col::Int]).await?.first().map_or(0, |r| r.int(0));
+            max.checked_add(1).filter(|first| first.checked_add(objects.len() as i64).is_some())
+        }
+        _ => None,
+    };
+    let mut offset = 0;
+    let mut chunks = sql::write_chunks(d, objects).map(|chunk| {
+        let step = match first_id.map(|first| first + offset) {
+            Some(first) => (Some(first), sql::insert_new_resources(cluster, chunk, first)),
+            None => (None, sql::upsert_resources(d, cluster, chunk)),
+        };
+        offset += chunk.len() as i64;
+        (chunk, step)
+    });
     let mut next = chunks.next();
-    while let Some((chunk, upsert)) = next.take() {
-        let rows = if sql::upsert_returns_ids(d) {
-            let (rows, following) = overlapped(tx.fetch(upsert, sql::upsert_cols(d)), || chunks.next()).await;
+    while let Some((chunk, (first, stmt))) = next.take() {
+        let rows = if let Some(first) = first {
+            let (inserted, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
+            next = following;
+            let inserted = inserted?;
+            if inserted == chunk.len() as u64 {
+                let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
+                labels.extend(sql::label_rows(with_ids));
+                continue;
+            }
+            // Some were stored already: all are there now, and the upsert writes and answers them.
+            tx.fetch(sql::upsert_resources(d, cluster, chunk), sql::upsert_cols(d)).await?
+        } else if sql::upsert_returns_ids(d) {
+            let (rows, following) = overlapped(tx.fetch(stmt, sql::upsert_cols(d)), || chunks.next()).await;
             next = following;
             rows?
         } else {
-            let (done, following) = overlapped(tx.execute(upsert), || chunks.next()).await;
+            let (done, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
             next = following;
             done?;
             let uids = chunk.iter().map(|p| p.object.uid.as_str());

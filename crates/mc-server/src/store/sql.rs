@@ -430,12 +430,46 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
     }
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
+    push_resource_rows(&mut b, cluster, rows, None);
+    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    // SQLite parsed every full chunk's text again (a tenth of the writer's time in a first
+    // sync); only full chunks come back with the same text.
+    if d == Dialect::Sqlite && rows.len() == CHUNK {
+        b.reusable();
+    }
+    if upsert_returns_ids(d) {
+        b.push(" RETURNING id, \"group\", version, resource, uid");
+    }
+    b.finish()
+}
+
+/// SQLite: inserts `rows` with the ids `first_id`, `first_id + 1`, … (above every id of the
+/// table), skipping a row whose natural key is already stored. When every row is inserted, the
+/// writer knows their ids without asking and they have no label rows yet (see
+/// `store::write_objects`).
+pub(crate) fn insert_new_resources(cluster: &str, rows: &[Prepared<'_>], first_id: i64) -> Stmt {
+    let mut b = Builder::new(Dialect::Sqlite, "INSERT INTO resources (id, ");
+    b.push(RESOURCE_COLUMNS).push(") VALUES ");
+    push_resource_rows(&mut b, cluster, rows, Some(first_id));
+    b.push(" ON CONFLICT DO NOTHING");
+    if rows.len() == CHUNK {
+        b.reusable();
+    }
+    b.finish()
+}
+
+/// The `VALUES` rows of [`RESOURCE_COLUMNS`] (after an `id` from `first_id` on, when given).
+fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], first_id: Option<i64>) {
     for (i, p) in rows.iter().enumerate() {
         let o = p.object;
         if i > 0 {
             b.push(", ");
         }
-        b.push("(").bind(o.namespace.as_str());
+        b.push("(");
+        if let Some(first) = first_id {
+            b.bind(first + i as i64).push(", ");
+        }
+        b.bind(o.namespace.as_str());
         b.push(", ").bind(o.name.as_str());
         b.push(", ").bind(cluster);
         b.push(", ").bind(o.gvr.group.as_str());
@@ -450,16 +484,11 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
         b.push(", ").bind_unix_time(o.created_at.as_deref().and_then(parse_rfc3339));
         b.push(", CURRENT_TIMESTAMP, NULL)");
     }
-    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
-    // SQLite parsed every full chunk's text again (a tenth of the writer's time in a first
-    // sync); only full chunks come back with the same text.
-    if d == Dialect::Sqlite && rows.len() == CHUNK {
-        b.reusable();
-    }
-    if upsert_returns_ids(d) {
-        b.push(" RETURNING id, \"group\", version, resource, uid");
-    }
-    b.finish()
+}
+
+/// The largest row id of `resources` (0 when empty).
+pub(crate) fn max_resource_id(d: Dialect) -> Stmt {
+    Builder::new(d, "SELECT COALESCE(MAX(id), 0) FROM resources").finish()
 }
 
 /// Whether [`upsert_resources`] answers the ids itself (MySQL/MariaDB have no `RETURNING` on

@@ -112,6 +112,70 @@ async fn in_memory_store_works() {
     assert_eq!(store.count("c1").await.unwrap(), 1);
 }
 
+/// Objects whose label rows are not exactly the labels in their stored JSON, and how many objects
+/// were compared (SQLite).
+async fn labels_disagree(store: &Store) -> (i64, i64) {
+    let sql = "SELECT (SELECT COUNT(*) FROM resources r WHERE \
+                 (SELECT COUNT(*) FROM json_each(r.object, '$.metadata.labels')) != \
+                 (SELECT COUNT(*) FROM resource_labels l WHERE l.resource_id = r.id) \
+                 OR EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id \
+                   AND json_extract(r.object, '$.metadata.labels.' || l.\"key\") IS NOT l.\"value\")), \
+               (SELECT COUNT(*) FROM resources)";
+    let mut tx = store.begin(false).await.unwrap();
+    let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Int, Col::Int]).await.unwrap();
+    tx.commit().await.unwrap();
+    (rows[0].int(0), rows[0].int(1))
+}
+
+/// Label rows follow each write, whether it creates or updates its row, one object or a list's
+/// page at a time (SQLite inserts a page's objects as new rows with ids it does not read back,
+/// and upserts a chunk where an object was already stored).
+#[tokio::test]
+async fn labels_are_right_whether_a_batch_creates_or_updates_rows() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let up = |name: &str, uid: &str, labels: &[(&str, &str)]| {
+        Change::Upsert(object(&pods(), Some("ns"), name, uid, labels))
+    };
+    let sel = |s: &str| Query { labels: Some(LabelSelector::parse(s).unwrap()), ..Query::default() };
+    let page = |from: usize, to: usize, value: &str| -> Vec<Change> {
+        (from..to)
+            .map(|i| up(&format!("n{i}"), &format!("un{i}"), &[("app", value), ("i", &i.to_string())]))
+            .collect()
+    };
+    s.apply_batch(
+        "c1",
+        vec![up("a", "ua", &[("app", "web"), ("tier", "fe")]), up("b", "ub", &[("app", "web")])],
+    )
+    .await
+    .unwrap();
+    s.apply_batch("c1", vec![up("c", "uc", &[("app", "x")]), up("a", "ua", &[("app", "db")])]).await.unwrap();
+    // c holds the largest id; deleting it first frees that id for the rows created after it.
+    let delete_c = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "c".into(), uid: "uc".into() };
+    let mut batch = vec![delete_c];
+    // A chunk of new rows, then new rows with one of the first chunk again.
+    batch.extend(page(0, sql::CHUNK + 100, "new"));
+    batch.push(up("n0", "un0", &[("app", "again"), ("x", "y")]));
+    s.apply_batch("c1", batch).await.unwrap();
+    assert_eq!(label_rows(s).await, 2 + 2 * (sql::CHUNK as i64 + 100));
+    assert_eq!(labels_disagree(s).await, (0, 2 + sql::CHUNK as i64 + 100));
+    assert_eq!(list(s, sel("app=again,x=y")).await, ["c1/n0"]);
+    // A relist: every object stored already, with other labels.
+    s.apply_batch("c1", page(0, sql::CHUNK + 100, "relisted")).await.unwrap();
+    // A page of which a third is stored and the rest new.
+    s.apply_batch("c1", page(sql::CHUNK, sql::CHUNK + 300, "mixed")).await.unwrap();
+    assert_eq!(labels_disagree(s).await, (0, 2 + sql::CHUNK as i64 + 300));
+    assert_eq!(label_rows(s).await, 2 + 2 * (sql::CHUNK as i64 + 300));
+    assert_eq!(list(s, sel("app=db")).await, ["c1/a"]);
+    assert_eq!(list(s, sel("app=web")).await, ["c1/b"]);
+    assert_eq!(list(s, sel("app=relisted")).await.len(), sql::CHUNK);
+    assert_eq!(list(s, sel("app=mixed")).await.len(), 300);
+    assert_eq!(list(s, sel("app=mixed,i=799")).await, ["c1/n799"]);
+    assert!(list(s, sel("app in (x, new, again)")).await.is_empty());
+    assert!(list(s, sel("tier")).await.is_empty());
+    assert!(list(s, sel("x")).await.is_empty());
+}
+
 #[tokio::test]
 async fn apply_batch_upserts_replaces_labels_and_deletes() {
     let t = temp_store().await;
