@@ -540,12 +540,12 @@ impl Store {
         // deletes run at once. That keeps the order's outcome: a delete only removes what an
         // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
         let mut pending: Vec<Option<&StoredObject>> = Vec::new();
-        let mut index: HashMap<(Gvr, String, String), usize> = HashMap::new();
+        let mut index: HashMap<(&Gvr, &str, &str), usize> = HashMap::new();
         for change in events {
             match change {
                 Change::Upsert(object) => {
                     object.validate()?;
-                    let key = object.key();
+                    let key = (&object.gvr, object.namespace.as_str(), object.name.as_str());
                     match index.get(&key) {
                         Some(&i) => pending[i] = Some(object),
                         None => {
@@ -561,7 +561,7 @@ impl Store {
                     }
                 }
                 Change::Delete { gvr, namespace, name, uid } => {
-                    let key = (gvr.clone(), namespace.clone(), name.clone());
+                    let key = (gvr, namespace.as_str(), name.as_str());
                     if let Some(&i) = index.get(&key)
                         && (uid.is_empty() || pending[i].is_some_and(|o| o.uid == *uid))
                     {

@@ -83,11 +83,6 @@ impl StoredObject {
         })
     }
 
-    /// The natural key inside one cluster: type, namespace (`""` when cluster-scoped), name.
-    pub(crate) fn key(&self) -> (Gvr, String, String) {
-        (self.gvr.clone(), self.namespace.clone(), self.name.clone())
-    }
-
     pub(crate) fn validate(&self) -> Result<()> {
         if self.name.is_empty() || self.uid.is_empty() {
             return Err(Error::InvalidObject(format!(
