@@ -107,8 +107,7 @@ impl Store {
     /// The id of the newest change (0 when there is none): where a replica starts reading.
     pub async fn last_change_id(&self) -> Result<i64> {
         let mut tx = self.begin(false).await?;
-        let stmt = Builder::new(tx.dialect, "SELECT COALESCE(MAX(id), 0) FROM changes").finish();
-        let rows = tx.fetch(stmt, &[Col::Int]).await?;
+        let rows = tx.fetch(sql::max_id(tx.dialect, "changes"), &[Col::Int]).await?;
         tx.commit().await?;
         Ok(rows.first().map_or(0, |r| r.int(0)))
     }

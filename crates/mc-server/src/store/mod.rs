@@ -953,7 +953,8 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
     // row of it could remain; the writer holds the only write transaction.
     let first_id = match d {
         Dialect::Sqlite if objects.len() >= NEW_ROWS_MIN => {
-            let max = tx.fetch(sql::max_resource_id(d), &[Col::Int]).await?.first().map_or(0, |r| r.int(0));
+            let max =
+                tx.fetch(sql::max_id(d, "resources"), &[Col::Int]).await?.first().map_or(0, |r| r.int(0));
             max.checked_add(1).filter(|first| first.checked_add(objects.len() as i64).is_some())
         }
         _ => None,

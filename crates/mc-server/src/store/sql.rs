@@ -486,9 +486,11 @@ fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], fir
     }
 }
 
-/// The largest row id of `resources` (0 when empty).
-pub(crate) fn max_resource_id(d: Dialect) -> Stmt {
-    Builder::new(d, "SELECT COALESCE(MAX(id), 0) FROM resources").finish()
+/// The largest row id of `table` (0 when empty); answers one [`Col::Int`].
+pub(crate) fn max_id(d: Dialect, table: &str) -> Stmt {
+    let mut b = Builder::new(d, "SELECT COALESCE(MAX(id), 0) FROM ");
+    b.push(table);
+    b.finish()
 }
 
 /// Whether [`upsert_resources`] answers the ids itself (MySQL/MariaDB have no `RETURNING` on
