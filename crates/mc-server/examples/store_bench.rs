@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use mc_server::store::{Change, Cursor, Query, Store, StoredObject};
+use mc_server::store::{Change, Cursor, Expect, Query, Store, StoredObject};
 use mc_types::Gvr;
 use mc_types::selector::LabelSelector;
 use serde_json::json;
@@ -44,7 +44,8 @@ async fn main() -> anyhow::Result<()> {
                 .collect::<Result<Vec<_>, _>>()?;
             written += batch.len();
             let started = Instant::now();
-            store.apply_batch(cluster, batch).await?;
+            // As a first sync writes its lists' pages: objects not stored yet.
+            store.apply_changes(cluster, &batch, Expect::NewRows).await?;
             busy += started.elapsed();
         }
     }

@@ -44,7 +44,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use digests::{DigestPage, DigestRow};
 pub use feed::FeedChange;
-pub use object::{Change, StoredObject};
+pub use object::{Change, Expect, StoredObject};
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
 
@@ -525,12 +525,13 @@ impl Store {
     /// Applies a batch of watch events of one cluster in one transaction, in order. An upsert
     /// replaces the object's labels.
     pub async fn apply_batch(&self, cluster: &str, events: Vec<Change>) -> Result<()> {
-        self.apply_changes(cluster, &events).await
+        self.apply_changes(cluster, &events, Expect::Any).await
     }
 
     /// As [`Store::apply_batch`], borrowing the events, so a caller can retry or split a batch
-    /// that failed.
-    pub async fn apply_changes(&self, cluster: &str, events: &[Change]) -> Result<()> {
+    /// that failed; `expect` says what its upserts are likely to be (a first list's pages are
+    /// written faster as new rows).
+    pub async fn apply_changes(&self, cluster: &str, events: &[Change], expect: Expect) -> Result<()> {
         if events.is_empty() {
             return Ok(());
         }
@@ -557,7 +558,7 @@ impl Store {
                         let prepared: Vec<Prepared<'_>> =
                             pending.drain(..).flatten().map(Prepared::new).collect();
                         index.clear();
-                        write_objects(&mut tx, cluster, &prepared).await?;
+                        write_objects(&mut tx, cluster, &prepared, expect).await?;
                     }
                 }
                 Change::Delete { gvr, namespace, name, uid } => {
@@ -573,7 +574,7 @@ impl Store {
             }
         }
         let prepared: Vec<Prepared<'_>> = pending.into_iter().flatten().map(Prepared::new).collect();
-        write_objects(&mut tx, cluster, &prepared).await?;
+        write_objects(&mut tx, cluster, &prepared, expect).await?;
         feed::record(&mut tx, self.origin.as_deref(), cluster, events).await?;
         tx.commit().await
     }
@@ -614,7 +615,7 @@ impl Store {
                 None => true,
             })
             .collect();
-        write_objects(&mut tx, cluster, &changed).await?;
+        write_objects(&mut tx, cluster, &changed, Expect::Any).await?;
         tx.commit().await
     }
 
@@ -933,18 +934,15 @@ async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<
     Ok(objects)
 }
 
-/// Fewest objects written at once for SQLite to insert them as new rows first (see
-/// [`write_objects`]): a list's pages, not a watch's few changes, which mostly modify objects.
-const NEW_ROWS_MIN: usize = 64;
-
 /// Upserts prepared objects (distinct natural keys) in chunks and replaces their labels. Each
 /// statement is built while the one before it runs (see [`overlapped`]).
 ///
-/// On SQLite, many objects at once (a list's page) are first inserted as new rows, with ids
-/// chosen here above the table's largest: where every row of a chunk is new (a first sync), their
-/// label rows are written with those ids, without reading ids back or deleting labels. A chunk
-/// with an object already stored is then upserted as any other.
-async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
+/// On SQLite, objects expected to be new (a first list's pages, [`Expect::NewRows`]) are first
+/// inserted as new rows, with ids chosen here above the table's largest: where every row of a
+/// chunk is new, their label rows are written with those ids, without reading ids back or
+/// deleting labels. A chunk with an object already stored is then upserted as any other. Other
+/// writes (watch events, a relist's changes: mostly stored objects) are upserted at once.
+async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], expect: Expect) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
     let mut labels: Vec<(i64, &str, &str)> = Vec::new();
@@ -952,7 +950,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> 
     // Read after any delete of this transaction, so no id it freed is taken back while a label
     // row of it could remain; the writer holds the only write transaction.
     let first_id = match d {
-        Dialect::Sqlite if objects.len() >= NEW_ROWS_MIN => {
+        Dialect::Sqlite if expect == Expect::NewRows && !objects.is_empty() => {
             let max =
                 tx.fetch(sql::max_id(d, "resources"), &[Col::Int]).await?.first().map_or(0, |r| r.int(0));
             max.checked_add(1).filter(|first| first.checked_add(objects.len() as i64).is_some())

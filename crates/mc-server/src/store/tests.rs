@@ -128,12 +128,20 @@ async fn labels_disagree(store: &Store) -> (i64, i64) {
 }
 
 /// Label rows follow each write, whether it creates or updates its row, one object or a list's
-/// page at a time (SQLite inserts a page's objects as new rows with ids it does not read back,
-/// and upserts a chunk where an object was already stored).
+/// page at a time, and whatever the batch was expected to be (SQLite inserts the objects of a
+/// batch expected to be new as new rows with ids it does not read back, and upserts a chunk where
+/// an object was already stored).
 #[tokio::test]
 async fn labels_are_right_whether_a_batch_creates_or_updates_rows() {
+    for expect in [Expect::NewRows, Expect::Any] {
+        labels_follow_writes(expect).await;
+    }
+}
+
+async fn labels_follow_writes(expect: Expect) {
     let t = temp_store().await;
     let s = &t.store;
+    let apply = |batch: Vec<Change>| async move { s.apply_changes("c1", &batch, expect).await.unwrap() };
     let up = |name: &str, uid: &str, labels: &[(&str, &str)]| {
         Change::Upsert(object(&pods(), Some("ns"), name, uid, labels))
     };
@@ -156,14 +164,14 @@ async fn labels_are_right_whether_a_batch_creates_or_updates_rows() {
     // A chunk of new rows, then new rows with one of the first chunk again.
     batch.extend(page(0, sql::CHUNK + 100, "new"));
     batch.push(up("n0", "un0", &[("app", "again"), ("x", "y")]));
-    s.apply_batch("c1", batch).await.unwrap();
+    apply(batch).await;
     assert_eq!(label_rows(s).await, 2 + 2 * (sql::CHUNK as i64 + 100));
     assert_eq!(labels_disagree(s).await, (0, 2 + sql::CHUNK as i64 + 100));
     assert_eq!(list(s, sel("app=again,x=y")).await, ["c1/n0"]);
     // A relist: every object stored already, with other labels.
-    s.apply_batch("c1", page(0, sql::CHUNK + 100, "relisted")).await.unwrap();
+    apply(page(0, sql::CHUNK + 100, "relisted")).await;
     // A page of which a third is stored and the rest new.
-    s.apply_batch("c1", page(sql::CHUNK, sql::CHUNK + 300, "mixed")).await.unwrap();
+    apply(page(sql::CHUNK, sql::CHUNK + 300, "mixed")).await;
     assert_eq!(labels_disagree(s).await, (0, 2 + sql::CHUNK as i64 + 300));
     assert_eq!(label_rows(s).await, 2 + 2 * (sql::CHUNK as i64 + 300));
     assert_eq!(list(s, sel("app=db")).await, ["c1/a"]);

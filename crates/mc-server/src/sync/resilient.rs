@@ -9,7 +9,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use tracing::{info, warn};
 
-use crate::store::{Change, RawObject, Store, StoredObject};
+use crate::store::{Change, Expect, RawObject, Store, StoredObject};
 
 /// First wait before a retry; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -88,14 +88,22 @@ pub struct Outcome {
     pub refused: Vec<(Change, String)>,
 }
 
-/// Writes `changes` of one cluster. Returns only when every change is written or refused:
-/// while the database is unreachable it waits and retries (the caller's queue fills up and the
-/// watchers wait, so nothing is dropped).
-pub async fn apply(store: &Store, health: &StoreHealth, cluster: &str, changes: Vec<Change>) -> Outcome {
+/// Writes `changes` of one cluster (`expect`: what its upserts are likely to be, see
+/// [`Expect`]). Returns only when every change is written or refused: while the database is
+/// unreachable it waits and retries (the caller's queue fills up and the watchers wait, so
+/// nothing is dropped).
+pub async fn apply(
+    store: &Store,
+    health: &StoreHealth,
+    cluster: &str,
+    changes: Vec<Change>,
+    expect: Expect,
+) -> Outcome {
     let mut out = Outcome::default();
-    match retrying(store, health, cluster, &changes).await {
+    let batch = Batch { store, health, cluster, expect };
+    match batch.retrying(&changes).await {
         Ok(()) => out.written = changes,
-        Err(e) => isolate(store, health, cluster, changes, e.to_string(), &mut out).await,
+        Err(e) => batch.isolate(changes, e.to_string(), &mut out).await,
     }
     out
 }
@@ -127,44 +135,43 @@ where
     }
 }
 
-async fn retrying(
-    store: &Store,
-    health: &StoreHealth,
-    cluster: &str,
-    changes: &[Change],
-) -> crate::store::Result<()> {
-    retrying_op(health, || store.apply_changes(cluster, changes)).await
+/// One cluster's batch being written, and what its halves are written with.
+#[derive(Clone, Copy)]
+struct Batch<'a> {
+    store: &'a Store,
+    health: &'a StoreHealth,
+    cluster: &'a str,
+    expect: Expect,
 }
 
-/// Splits a refused batch in halves until each refused change stands alone; the others are
-/// written in order.
-async fn isolate(
-    store: &Store,
-    health: &StoreHealth,
-    cluster: &str,
-    mut changes: Vec<Change>,
-    error: String,
-    out: &mut Outcome,
-) {
-    if changes.len() == 1 {
-        let Some(change) = changes.pop() else { return };
-        match sanitized(&change) {
-            Some(clean) => match retrying(store, health, cluster, std::slice::from_ref(&clean)).await {
-                Ok(()) => {
-                    out.sanitized += 1;
-                    out.written.push(clean);
-                }
-                Err(e) => out.refused.push((change, e.to_string())),
-            },
-            None => out.refused.push((change, error)),
-        }
-        return;
+impl Batch<'_> {
+    async fn retrying(self, changes: &[Change]) -> crate::store::Result<()> {
+        retrying_op(self.health, || self.store.apply_changes(self.cluster, changes, self.expect)).await
     }
-    let right = changes.split_off(changes.len() / 2);
-    for half in [changes, right] {
-        match retrying(store, health, cluster, &half).await {
-            Ok(()) => out.written.extend(half),
-            Err(e) => Box::pin(isolate(store, health, cluster, half, e.to_string(), out)).await,
+
+    /// Splits a refused batch in halves until each refused change stands alone; the others are
+    /// written in order.
+    async fn isolate(self, mut changes: Vec<Change>, error: String, out: &mut Outcome) {
+        if changes.len() == 1 {
+            let Some(change) = changes.pop() else { return };
+            match sanitized(&change) {
+                Some(clean) => match self.retrying(std::slice::from_ref(&clean)).await {
+                    Ok(()) => {
+                        out.sanitized += 1;
+                        out.written.push(clean);
+                    }
+                    Err(e) => out.refused.push((change, e.to_string())),
+                },
+                None => out.refused.push((change, error)),
+            }
+            return;
+        }
+        let right = changes.split_off(changes.len() / 2);
+        for half in [changes, right] {
+            match self.retrying(&half).await {
+                Ok(()) => out.written.extend(half),
+                Err(e) => Box::pin(self.isolate(half, e.to_string(), out)).await,
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 use crate::clusters::registry::Fault;
-use crate::store::StoredObject;
+use crate::store::{Expect, StoredObject};
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
 /// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them). 1,000 rather
@@ -191,14 +191,19 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     continue;
                 }
                 let full = std::mem::replace(&mut page, Vec::with_capacity(LIST_PAGE as usize));
-                if ctx.writer.send_page(cluster.clone(), full).await.is_err() {
+                if ctx.writer.send_page(cluster.clone(), full, expect(fresh)).await.is_err() {
                     return;
                 }
                 continue;
             }
             watcher::Event::InitDone => {
                 known = HashMap::new();
-                if ctx.writer.send_page(cluster.clone(), std::mem::take(&mut page)).await.is_err() {
+                if ctx
+                    .writer
+                    .send_page(cluster.clone(), std::mem::take(&mut page), expect(fresh))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
                 let keep = (!fresh).then(|| std::mem::take(&mut keep));
@@ -238,6 +243,12 @@ const RELIST_QUIET: Duration = Duration::from_secs(600);
 const WATCH_PROVEN: Duration = Duration::from_secs(20);
 
 /// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
+/// What a list's pages are to the store: new rows when it held none of the type's as the list
+/// began (a first sync).
+fn expect(fresh: bool) -> Expect {
+    if fresh { Expect::NewRows } else { Expect::Any }
+}
+
 fn listed(
     client: &Client,
     ar: &ApiResource,

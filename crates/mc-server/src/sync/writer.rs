@@ -13,7 +13,7 @@ use tracing::{debug, warn};
 use super::history::History;
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Change, RawObject, Store, StoredObject};
+use crate::store::{Backend, Change, Expect, RawObject, Store, StoredObject};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -29,9 +29,19 @@ pub const MAX_QUEUED: usize = 4000;
 pub enum Msg {
     /// An object was added or modified.
     Upsert(Arc<Cluster>, StoredObject, Instant),
-    /// A page of a list: objects of one type of one cluster, written together. The permit
-    /// holds their room in the queue until they are written.
-    Page(Arc<Cluster>, Vec<StoredObject>, Instant, OwnedSemaphorePermit),
+    /// A page of a list: objects of one type of one cluster, written together.
+    Page {
+        /// The cluster.
+        cluster: Arc<Cluster>,
+        /// The objects (of one type).
+        objects: Vec<StoredObject>,
+        /// [`Expect::NewRows`] for the pages of a type's first list.
+        expect: Expect,
+        /// When it was queued.
+        at: Instant,
+        /// Holds the objects' room in the queue until they are written.
+        permit: OwnedSemaphorePermit,
+    },
     /// An object was deleted.
     Delete(Arc<Cluster>, Box<(Gvr, String, String, String)>, Instant),
     /// A (re)list completed: rows of this type whose uid is not in `keep` are gone.
@@ -70,7 +80,13 @@ impl Sender {
     }
 
     /// Queues a page of listed objects; waits until there is room for them in the queue.
-    pub async fn send_page(&self, cluster: Arc<Cluster>, objects: Vec<StoredObject>) -> Result<(), Closed> {
+    /// `expect` is [`Expect::NewRows`] when the store held no row of the type as its list began.
+    pub async fn send_page(
+        &self,
+        cluster: Arc<Cluster>,
+        objects: Vec<StoredObject>,
+        expect: Expect,
+    ) -> Result<(), Closed> {
         if objects.is_empty() {
             return Ok(());
         }
@@ -78,7 +94,7 @@ impl Sender {
         // A page larger than the whole room takes all of it (never waits forever).
         let n = u32::try_from(objects.len().min(MAX_QUEUED)).unwrap_or(u32::MAX);
         let permit = Arc::clone(&self.room).acquire_many_owned(n).await.map_err(|_| Closed)?;
-        self.send(Msg::Page(cluster, objects, at, permit)).await
+        self.send(Msg::Page { cluster, objects, expect, at, permit }).await
     }
 
     /// Objects of list pages queued now.
@@ -144,10 +160,17 @@ struct Writer {
     refused: std::sync::Mutex<HashSet<(String, Gvr, String, String)>>,
 }
 
-#[derive(Default)]
 struct Pending {
     changes: Vec<Change>,
     oldest: Option<Instant>,
+    /// [`Expect::NewRows`] once a page of a first list is among the changes.
+    expect: Expect,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Pending { changes: Vec::new(), oldest: None, expect: Expect::Any }
+    }
 }
 
 async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>) {
@@ -197,8 +220,8 @@ fn touched(batch: &[Msg]) -> Vec<(Arc<Cluster>, Gvr)> {
     for msg in batch {
         let (cluster, gvr) = match msg {
             Msg::Upsert(c, o, _) => (c, &o.gvr),
-            Msg::Page(c, objects, _, _) => match objects.first() {
-                Some(o) => (c, &o.gvr),
+            Msg::Page { cluster, objects, .. } => match objects.first() {
+                Some(o) => (cluster, &o.gvr),
                 None => continue,
             },
             Msg::Delete(c, key, _) => (c, &key.0),
@@ -213,7 +236,7 @@ fn touched(batch: &[Msg]) -> Vec<(Arc<Cluster>, Gvr)> {
 /// How many objects a message carries (control messages count as one).
 fn weight(msg: &Msg) -> usize {
     match msg {
-        Msg::Page(_, objects, _, _) => objects.len().max(1),
+        Msg::Page { objects, .. } => objects.len().max(1),
         _ => 1,
     }
 }
@@ -225,15 +248,15 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
     let mut permits: Vec<OwnedSemaphorePermit> = Vec::new();
     for msg in batch {
         match msg {
-            Msg::Upsert(c, obj, t) => push(&mut pending, c, [Change::Upsert(obj)], t),
+            Msg::Upsert(c, obj, t) => push(&mut pending, c, [Change::Upsert(obj)], t, Expect::Any),
             // The permit is released once the batch is written (end of this call).
-            Msg::Page(c, objects, t, permit) => {
-                push(&mut pending, c, objects.into_iter().map(Change::Upsert), t);
+            Msg::Page { cluster, objects, expect, at, permit } => {
+                push(&mut pending, cluster, objects.into_iter().map(Change::Upsert), at, expect);
                 permits.push(permit);
             }
             Msg::Delete(c, key, t) => {
                 let (gvr, namespace, name, uid) = *key;
-                push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t)
+                push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t, Expect::Any)
             }
             Msg::InitDone { cluster, gvr, keep } => {
                 flush(w, &mut pending).await;
@@ -313,10 +336,16 @@ fn push(
     c: Arc<Cluster>,
     changes: impl IntoIterator<Item = Change>,
     t: Instant,
+    expect: Expect,
 ) {
     let entry = pending.entry(c.name().to_string()).or_insert_with(|| (c, Pending::default()));
     entry.1.changes.extend(changes);
     entry.1.oldest = Some(entry.1.oldest.map_or(t, |o| o.min(t)));
+    // A first list's page among watch events: its chunks of new rows are still inserted as such,
+    // a chunk with stored objects falls back to an upsert (see `Store::apply_changes`).
+    if expect == Expect::NewRows {
+        entry.1.expect = Expect::NewRows;
+    }
 }
 
 /// Writes what is pending, one transaction per cluster. On PostgreSQL the clusters'
@@ -344,7 +373,7 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     // A cluster another replica syncs is not written here; its changes still reach this
     // replica's watch streams.
     let mut outcome = if cluster.syncs() {
-        resilient::apply(&w.store, &w.health, &name, p.changes).await
+        resilient::apply(&w.store, &w.health, &name, p.changes, p.expect).await
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
@@ -467,20 +496,20 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(MAX_BATCH);
         let sender = Sender { tx, room: Arc::new(Semaphore::new(MAX_QUEUED)) };
         let c = cluster("a");
-        sender.send_page(c.clone(), objects(0, MAX_QUEUED - 10)).await.unwrap();
+        sender.send_page(c.clone(), objects(0, MAX_QUEUED - 10), Expect::NewRows).await.unwrap();
         assert_eq!(sender.queued_objects(), MAX_QUEUED - 10);
         // 20 more objects do not fit until the first page is written (its permit dropped).
-        let blocked = sender.send_page(c.clone(), objects(0, 20));
+        let blocked = sender.send_page(c.clone(), objects(0, 20), Expect::NewRows);
         tokio::pin!(blocked);
         assert!(tokio::time::timeout(std::time::Duration::from_millis(100), &mut blocked).await.is_err());
         let first = rx.recv().await.unwrap();
-        assert!(matches!(&first, Msg::Page(_, o, _, _) if o.len() == MAX_QUEUED - 10));
+        assert!(matches!(&first, Msg::Page { objects: o, .. } if o.len() == MAX_QUEUED - 10));
         drop(first);
         blocked.await.unwrap();
         assert_eq!(sender.queued_objects(), 20);
         // A page larger than the whole queue takes all of it instead of waiting forever.
         drop(rx.recv().await);
-        sender.send_page(c, objects(0, MAX_QUEUED + 5)).await.unwrap();
+        sender.send_page(c, objects(0, MAX_QUEUED + 5), Expect::NewRows).await.unwrap();
         assert_eq!(sender.queued_objects(), MAX_QUEUED);
     }
 
@@ -489,12 +518,12 @@ mod tests {
         let store = Store::connect("sqlite::memory:").await.unwrap();
         let (sender, _notices, _history, task) = spawn(store.clone(), Default::default());
         let (a, b) = (cluster("a"), cluster("b"));
-        sender.send_page(a.clone(), objects(0, 2500)).await.unwrap();
-        sender.send_page(b.clone(), objects(0, 1200)).await.unwrap();
+        sender.send_page(a.clone(), objects(0, 2500), Expect::NewRows).await.unwrap();
+        sender.send_page(b.clone(), objects(0, 1200), Expect::NewRows).await.unwrap();
         let gvr = Gvr::new("", "v1", "configmaps");
         let key = Box::new((gvr, "ns".to_string(), "cm-7".to_string(), "uid-7".to_string()));
         sender.send(Msg::Delete(a.clone(), key, Instant::now())).await.unwrap();
-        sender.send_page(a, objects(2500, 2600)).await.unwrap();
+        sender.send_page(a, objects(2500, 2600), Expect::NewRows).await.unwrap();
         // The barrier answers once everything before it is written, the sender still open.
         let (tx, rx) = oneshot::channel();
         sender.send(Msg::Barrier(tx)).await.unwrap();
@@ -512,8 +541,8 @@ mod tests {
         let (mine, theirs) = (cluster("mine"), cluster("theirs"));
         mine.set_ownership(crate::clusters::Ownership::Mine("me".into()));
         theirs.set_ownership(crate::clusters::Ownership::Other("replica-2".into()));
-        sender.send_page(mine, objects(0, 30)).await.unwrap();
-        sender.send_page(theirs.clone(), objects(0, 40)).await.unwrap();
+        sender.send_page(mine, objects(0, 30), Expect::NewRows).await.unwrap();
+        sender.send_page(theirs.clone(), objects(0, 40), Expect::NewRows).await.unwrap();
         let keep = objects(0, 5).into_iter().map(|o| o.uid).collect();
         let gvr = Gvr::new("", "v1", "configmaps");
         sender.send(Msg::InitDone { cluster: theirs, gvr, keep: Some(keep) }).await.unwrap();
@@ -532,7 +561,13 @@ mod tests {
         let secrets = Gvr::new("", "v1", "secrets");
         let permit = Arc::clone(&sender.room).acquire_many_owned(3).await.unwrap();
         let batch = vec![
-            Msg::Page(a.clone(), objects(0, 3), Instant::now(), permit),
+            Msg::Page {
+                cluster: a.clone(),
+                objects: objects(0, 3),
+                expect: Expect::Any,
+                at: Instant::now(),
+                permit,
+            },
             Msg::Upsert(a.clone(), objects(3, 4).remove(0), Instant::now()),
             Msg::Delete(
                 b.clone(),
@@ -545,5 +580,24 @@ mod tests {
         let touched: Vec<(String, Gvr)> =
             touched(&batch).into_iter().map(|(c, g)| (c.name().to_string(), g)).collect();
         assert_eq!(touched, [("a".into(), gvr.clone()), ("b".into(), gvr), ("b".into(), secrets)]);
+    }
+
+    /// A cluster's changes are written as new rows when a first list's page is among them, and
+    /// upserted when they are only watch events or a relist's pages.
+    #[test]
+    fn a_first_lists_page_makes_its_clusters_changes_new_rows() {
+        let (a, b, c) = (cluster("a"), cluster("b"), cluster("c"));
+        let mut pending = BTreeMap::new();
+        let now = Instant::now();
+        let events = || objects(0, 2).into_iter().map(Change::Upsert);
+        push(&mut pending, a.clone(), events(), now, Expect::Any);
+        push(&mut pending, a, objects(2, 5).into_iter().map(Change::Upsert), now, Expect::NewRows);
+        push(&mut pending, b.clone(), objects(0, 3).into_iter().map(Change::Upsert), now, Expect::NewRows);
+        push(&mut pending, b, events(), now, Expect::Any);
+        push(&mut pending, c.clone(), objects(0, 3).into_iter().map(Change::Upsert), now, Expect::Any);
+        push(&mut pending, c, events(), now, Expect::Any);
+        let seen: Vec<(&str, usize, Expect)> =
+            pending.iter().map(|(name, (_, p))| (name.as_str(), p.changes.len(), p.expect)).collect();
+        assert_eq!(seen, [("a", 5, Expect::NewRows), ("b", 5, Expect::NewRows), ("c", 5, Expect::Any)]);
     }
 }
