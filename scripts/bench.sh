@@ -54,9 +54,9 @@ if [[ $MODE == replicas ]]; then
   CLUSTERS=(); for ((i = 1; i <= ${2:-6}; i++)); do CLUSTERS+=("bench$i"); done
 fi
 # `sync`: etcd compacted every 15 s, so that the clusters soon answer lists as long-lived ones
-# do (see bench_sync). Only for lists read in one answer (up to 50,000 objects per cluster): a
-# list read in pages at the writer's pace takes longer than 15 s, its continue token expires
-# (410) and it starts again; at Kubernetes' default of 5 minutes it does not.
+# do (see bench_sync). Only up to 50,000 objects per cluster: a larger list takes longer than
+# 15 s at the writer's pace, and one read in pages (`sync.unpagedListMax` below its size) would
+# see its continue token expire (410) and start again; at Kubernetes' default of 5 minutes not.
 [[ $MODE == sync && ${2:-30000} -le 50000 ]] &&
   export MC_TESTENV_APISERVER_FLAGS=${MC_TESTENV_APISERVER_FLAGS:-"--etcd-compaction-interval=15s"}
 [[ $MODE == store ]] || scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" \

@@ -9,14 +9,16 @@
 //! 0.6 s). So the first page tells how large the list is: a list of at most
 //! [`ListSizes::unpaged_max`] objects is read again whole, without pages, and parsed as it
 //! arrives ([`ListReader`]), so it holds one object at a time whatever its length; a larger list
-//! is read in pages, as before, which bounds what the API server builds for one answer and the
-//! time a slow reader holds it; should such a list outlive etcd's compaction (its continue
-//! token expires), it starts over in one answer. Watching is kube's watcher's: bookmarks, the
-//! server's 290 s timeout, a relist on `410 Gone`.
+//! is read in pages, as before, which bounds the time a slow reader holds one answer; should
+//! such a list outlive etcd's compaction (its continue token expires), it starts over in one
+//! answer. The store's pace is the reader's: an API server ends a request after a minute
+//! (`--request-timeout`), so a list read in one answer that breaks off is read in pages from then
+//! on (what it wrote stays, and is skipped as unchanged). Watching is kube's watcher's:
+//! bookmarks, the server's 290 s timeout, a relist on `410 Gone`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::io::AsyncBufRead;
 use futures::stream::BoxStream;
@@ -25,7 +27,7 @@ use kube::api::{Api, ApiResource, ListParams, WatchEvent, WatchParams};
 use kube::core::Request;
 use kube::runtime::watcher::{Error, Event, Result};
 use kube::{Client, Resource as _, ResourceExt as _};
-use tracing::debug;
+use tracing::{debug, info};
 
 use super::list_reader::ListReader;
 use super::watched::WatchedObject;
@@ -41,12 +43,13 @@ pub struct ListSizes {
 
 impl Default for ListSizes {
     /// Pages of 2,000 (on 3 × 30,000 ConfigMaps, pages of 500 cost the API servers 2.5 s and
-    /// pages of 2,000 1.6 s). At most 50,000 objects in one answer: at ~1 KB each the API server
-    /// builds ~50 MB for it, and the writer stores them in a few seconds, far within the API
-    /// server's one-minute limit on a request (a reader that stalls longer fails the list, which
-    /// is then retried).
+    /// pages of 2,000 1.6 s). At most 500,000 objects in one answer: the writer stores that many
+    /// in 15–30 s (SQLite and PostgreSQL, 3 × 333,334 ConfigMaps listed at once), within the
+    /// API server's one-minute limit on a request; API servers since 1.33 write a list's answer
+    /// an item at a time (earlier ones build it whole, about 1.3 KB per ConfigMap: lower it for
+    /// those), and client-go's informers ask for whole lists from the watch cache too.
     fn default() -> Self {
-        Self { page: 2000, unpaged_max: 50_000 }
+        Self { page: 2000, unpaged_max: 500_000 }
     }
 }
 
@@ -65,7 +68,7 @@ enum State {
     /// (`None` after the last).
     Paging { continue_token: Option<String>, objects: VecDeque<WatchedObject>, version: String },
     /// Reading the list without pages, as it arrives.
-    Streaming { body: Body, reader: ListReader, objects: VecDeque<WatchedObject> },
+    Streaming { body: Body, reader: ListReader, objects: VecDeque<WatchedObject>, since: Instant },
     /// Listed at `version`: the next step starts the watch.
     Listed { version: String },
     /// Watching from `version`.
@@ -82,8 +85,8 @@ pub fn list_watch(
 ) -> impl Stream<Item = Result<Event<WatchedObject>>> + Send + use<> {
     let api: Api<WatchedObject> = Api::all_with(client.clone(), ar);
     let url = WatchedObject::url_path(ar, None);
-    let walker = Walker { api, client, url, sizes };
-    futures::stream::unfold((walker, State::Empty), |(walker, mut state)| async move {
+    let walker = Walker { api, client, url, sizes, pages_only: false };
+    futures::stream::unfold((walker, State::Empty), |(mut walker, mut state)| async move {
         loop {
             let (event, next) = walker.step(state).await;
             state = next;
@@ -99,11 +102,13 @@ struct Walker {
     client: Client,
     url: String,
     sizes: ListSizes,
+    /// A list of this type read in one answer broke off: it is read in pages from now on.
+    pages_only: bool,
 }
 
 impl Walker {
     /// One step: an event to yield (or `None` to step again) and the next state.
-    async fn step(&self, state: State) -> (Option<Result<Event<WatchedObject>>>, State) {
+    async fn step(&mut self, state: State) -> (Option<Result<Event<WatchedObject>>>, State) {
         match state {
             State::Empty => (Some(Ok(Event::Init)), State::FirstPage),
             State::FirstPage => self.first_page().await,
@@ -133,13 +138,17 @@ impl Walker {
                     },
                 }
             }
-            State::Streaming { mut body, mut reader, mut objects } => {
+            State::Streaming { mut body, mut reader, mut objects, since } => {
                 if let Some(object) = objects.pop_front() {
-                    return (Some(Ok(Event::InitApply(object))), State::Streaming { body, reader, objects });
+                    return (
+                        Some(Ok(Event::InitApply(object))),
+                        State::Streaming { body, reader, objects, since },
+                    );
                 }
                 let chunk = match body.fill_buf().await {
                     Ok(chunk) => chunk,
                     Err(e) => {
+                        self.broke_off(since);
                         return (
                             Some(Err(Error::InitialListFailed(kube::Error::ReadEvents(e)))),
                             State::Empty,
@@ -152,7 +161,11 @@ impl Walker {
                             (Some(Ok(Event::InitDone)), State::Listed { version: meta.resource_version })
                         }
                         Ok(_) => (Some(Err(Error::NoResourceVersion)), State::Empty),
-                        Err(e) => (Some(Err(list_failed(e))), State::Empty),
+                        // Cut short: the body ended before the list did.
+                        Err(e) => {
+                            self.broke_off(since);
+                            (Some(Err(list_failed(e))), State::Empty)
+                        }
                     };
                 }
                 let mut items = Vec::new();
@@ -160,7 +173,7 @@ impl Walker {
                 let n = chunk.len();
                 body.consume_unpin(n);
                 match read {
-                    Ok(()) => (None, State::Streaming { body, reader, objects: items.into() }),
+                    Ok(()) => (None, State::Streaming { body, reader, objects: items.into(), since }),
                     Err(e) => (Some(Err(list_failed(e))), State::Empty),
                 }
             }
@@ -202,7 +215,7 @@ impl Walker {
         };
         let objects = list.metadata.remaining_item_count.map(|r| r.saturating_add(list.items.len() as i64));
         let more = list.metadata.continue_.as_ref().is_some_and(|c| !c.is_empty());
-        if more && objects.is_some_and(|n| n <= self.sizes.unpaged_max) {
+        if more && !self.pages_only && objects.is_some_and(|n| n <= self.sizes.unpaged_max) {
             debug!(url = %self.url, objects, "listing without pages");
             drop(list);
             return match self.whole().await {
@@ -226,6 +239,15 @@ impl Walker {
         paged(self.api.list(&params).await.map_err(Error::InitialListFailed)?)
     }
 
+    /// A list read in one answer broke off (the API server's limit on a request, a reader paced
+    /// by a slow store, a connection lost): read the type in pages from now on.
+    fn broke_off(&mut self, since: Instant) {
+        if !self.pages_only {
+            info!(url = %self.url, ms = since.elapsed().as_millis() as u64, "a list read in one answer broke off; reading this type in pages from now on");
+            self.pages_only = true;
+        }
+    }
+
     /// The whole list in one answer, its body to read as it arrives.
     async fn whole(&self) -> kube::Result<Body> {
         let request =
@@ -237,7 +259,7 @@ impl Walker {
 
 /// A list read in one answer, from its first byte.
 fn streaming(body: Body) -> State {
-    State::Streaming { body, reader: ListReader::default(), objects: VecDeque::new() }
+    State::Streaming { body, reader: ListReader::default(), objects: VecDeque::new(), since: Instant::now() }
 }
 
 /// A page read: its items, then the next page (if any).
@@ -315,6 +337,61 @@ mod tests {
         Client::new(service, "default")
     }
 
+    /// An API server whose list of 3 ConfigMaps is small enough for one answer, but whose one
+    /// answer breaks off after the first object (as when its one-minute limit on a request ends
+    /// a list read at a slow store's pace); its pages are whole.
+    fn breaking_api_server(asked: Arc<Mutex<Vec<String>>>) -> Client {
+        let service = tower::service_fn(move |request: Request<Body>| {
+            let query = request.uri().query().unwrap_or_default().to_string();
+            asked.lock().unwrap().push(query.clone());
+            let body = if query.contains("continue=") {
+                serde_json::to_vec(&list(&["b", "c"], None, None)).unwrap()
+            } else if query.contains("limit=") {
+                serde_json::to_vec(&list(&["a"], Some("next"), Some(2))).unwrap()
+            } else {
+                let whole = serde_json::to_string(&list(&["a", "b", "c"], None, None)).unwrap();
+                let cut = whole.find(r#"{"metadata":{"name":"b""#).unwrap() + 10;
+                whole.as_bytes()[..cut].to_vec()
+            };
+            let response = Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            async move { Ok::<_, std::convert::Infallible>(response) }
+        });
+        Client::new(service, "default")
+    }
+
+    fn names(events: Vec<Result<Event<WatchedObject>>>) -> Vec<String> {
+        events
+            .into_iter()
+            .map(|e| match e {
+                Ok(Event::Init) => "init".to_string(),
+                Ok(Event::InitApply(o)) => o.name_any(),
+                Ok(Event::InitDone) => "done".to_string(),
+                Err(Error::InitialListFailed(_)) => "failed".to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_list_read_in_one_answer_that_breaks_off_is_read_in_pages_from_then_on() {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let client = breaking_api_server(asked.clone());
+        let ar = ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&());
+        let events =
+            list_watch(client, &ar, ListSizes { page: 1, unpaged_max: 10 }).take(8).collect::<Vec<_>>();
+        assert_eq!(names(events.await), ["init", "a", "failed", "init", "a", "b", "c", "done"]);
+        let asked = asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 4, "{asked:?}");
+        assert!(asked[0].contains("limit=1") && !asked[0].contains("continue="), "{asked:?}");
+        assert!(!asked[1].contains("limit="), "3 objects: read in one answer first: {asked:?}");
+        assert!(asked[2].contains("limit=1") && !asked[2].contains("continue="), "{asked:?}");
+        assert!(asked[3].contains("continue=next"), "then in pages: {asked:?}");
+    }
+
     #[tokio::test]
     async fn a_paged_list_whose_continue_token_expired_starts_over_in_one_answer() {
         let asked = Arc::new(Mutex::new(Vec::new()));
@@ -323,17 +400,7 @@ mod tests {
         // 99 objects are more than 10: read in pages of one.
         let events =
             list_watch(client, &ar, ListSizes { page: 1, unpaged_max: 10 }).take(7).collect::<Vec<_>>();
-        let seen: Vec<String> = events
-            .await
-            .into_iter()
-            .map(|e| match e {
-                Ok(Event::Init) => "init".to_string(),
-                Ok(Event::InitApply(o)) => o.name_any(),
-                Ok(Event::InitDone) => "done".to_string(),
-                other => format!("{other:?}"),
-            })
-            .collect();
-        assert_eq!(seen, ["init", "a", "init", "a", "b", "c", "done"]);
+        assert_eq!(names(events.await), ["init", "a", "init", "a", "b", "c", "done"]);
         let asked = asked.lock().unwrap().clone();
         assert_eq!(asked.len(), 3, "{asked:?}");
         assert!(asked[0].contains("limit=1") && !asked[0].contains("continue="), "{asked:?}");
