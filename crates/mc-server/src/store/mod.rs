@@ -24,6 +24,7 @@
 mod deferred;
 mod digests;
 mod feed;
+mod keys;
 mod mysql;
 mod object;
 mod postgres;
@@ -44,6 +45,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use digests::{DigestPage, DigestRow};
 pub use feed::FeedChange;
+pub use keys::{StoredVersions, Uids};
 pub use object::{Change, Expect, StoredObject};
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
@@ -622,12 +624,7 @@ impl Store {
     /// After a fresh list whose unchanged objects were skipped (see [`Store::list_keys`]): removes
     /// the rows of one type in one cluster whose uid is not in `keep`. Returns them as deletions,
     /// for the watch streams (a list after a gap is how a deletion the watch missed is found).
-    pub async fn delete_missing(
-        &self,
-        cluster: &str,
-        gvr: &Gvr,
-        keep: &HashSet<String>,
-    ) -> Result<Vec<Change>> {
+    pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (ids, deleted) = not_kept(&mut tx, cluster, gvr, keep).await?;
         for chunk in ids.chunks(sql::CHUNK) {
@@ -642,7 +639,7 @@ impl Store {
     /// replica that watches a cluster another replica writes tells its own watch streams. An
     /// object that replica wrote after this replica's list was read is among them too; this
     /// replica's watch brings it back as `ADDED` right after (a blip, never a lasting loss).
-    pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &HashSet<String>) -> Result<Vec<Change>> {
+    pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<Vec<Change>> {
         let mut tx = self.begin(false).await?;
         let (_, missing) = not_kept(&mut tx, cluster, gvr, keep).await?;
         tx.commit().await?;
@@ -788,10 +785,22 @@ impl Store {
 
     /// `(uid, resource_version)` of every stored object of one type in one cluster.
     pub async fn list_keys(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<(String, String)>> {
+        let mut keys = Vec::new();
         let mut tx = self.begin(false).await?;
-        let rows = tx.fetch(sql::select_gvr_rows(tx.dialect, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
+        each_key(&mut tx, cluster, gvr, |_, uid, version| keys.push((uid.to_string(), version.to_string())))
+            .await?;
         tx.commit().await?;
-        Ok(rows.into_iter().map(|mut r| (r.text(1), r.opt_text(3).unwrap_or_default())).collect())
+        Ok(keys)
+    }
+
+    /// The resource version of every stored object of one type in one cluster, by uid, read a
+    /// page at a time into a compact map (a relist skips the objects stored at their version).
+    pub async fn versions(&self, cluster: &str, gvr: &Gvr) -> Result<StoredVersions> {
+        let mut versions = StoredVersions::default();
+        let mut tx = self.begin(false).await?;
+        each_key(&mut tx, cluster, gvr, |_, uid, version| versions.insert(uid, version)).await?;
+        tx.commit().await?;
+        Ok(versions)
     }
 
     /// Inserts or replaces a cluster's row.
@@ -827,7 +836,7 @@ impl Store {
 }
 
 /// Stored `(hash, resource_version)` by uid.
-type StoredVersions = HashMap<String, (Option<String>, Option<String>)>;
+type StoredHashes = HashMap<String, (Option<String>, Option<String>)>;
 
 /// Deletes the rows of one type in one cluster whose uid `keep` rejects; returns them as
 /// deletions, and the `(hash, resource_version)` of the rows kept.
@@ -836,7 +845,7 @@ async fn delete_stale(
     cluster: &str,
     gvr: &Gvr,
     keep: impl Fn(&str) -> bool,
-) -> Result<(Vec<Change>, StoredVersions)> {
+) -> Result<(Vec<Change>, StoredHashes)> {
     let d = tx.dialect;
     let existing = tx.fetch(sql::select_gvr_rows(d, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
     let mut kept = HashMap::with_capacity(existing.len());
@@ -856,20 +865,45 @@ async fn delete_stale(
 }
 
 /// The ids of the rows of one type in one cluster whose uid is not in `keep`, and those rows as
-/// deletions. Only ids and uids of every row are read: after a first list every row is kept,
-/// and a type may hold a million.
-async fn not_kept(
+/// deletions. Only ids and uids of every row are read, a page at a time: after a first list
+/// every row is kept, and a type may hold a million.
+async fn not_kept(tx: &mut Tx, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<(Vec<i64>, Vec<Change>)> {
+    let mut ids = Vec::new();
+    each_key(tx, cluster, gvr, |id, uid, _| {
+        if !keep.contains(uid) {
+            ids.push(id)
+        }
+    })
+    .await?;
+    let gone = identities(tx, gvr, &ids).await?;
+    Ok((ids, gone))
+}
+
+/// Rows of [`each_key`] read at once: a few megabytes however many rows the type has (a few in
+/// unit tests, so that their types span pages).
+const KEYS_PAGE: usize = if cfg!(test) { 7 } else { 10_000 };
+
+/// Calls `each` with `(id, uid, resource_version)` of every row of one type in one cluster, in
+/// key order, reading [`KEYS_PAGE`] rows at a time (along the unique key's index).
+async fn each_key(
     tx: &mut Tx,
     cluster: &str,
     gvr: &Gvr,
-    keep: &HashSet<String>,
-) -> Result<(Vec<i64>, Vec<Change>)> {
-    let mut b = sql::Builder::new(tx.dialect, "SELECT id, uid FROM resources WHERE ");
-    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
-    let rows = tx.fetch(b.finish(), &[Col::Int, Col::Text]).await?;
-    let ids: Vec<i64> = rows.into_iter().filter(|r| !keep.contains(r.str(1))).map(|r| r.int(0)).collect();
-    let gone = identities(tx, gvr, &ids).await?;
-    Ok((ids, gone))
+    mut each: impl FnMut(i64, &str, &str),
+) -> Result<()> {
+    let mut after: Option<(String, String)> = None;
+    loop {
+        let stmt = sql::select_keys_page(tx.dialect, cluster, gvr, after.as_ref(), KEYS_PAGE);
+        let mut rows = tx.fetch(stmt, &sql::KEYS_PAGE_COLS).await?;
+        for row in &rows {
+            each(row.int(0), row.str(1), row.str(2));
+        }
+        if rows.len() < KEYS_PAGE {
+            return Ok(());
+        }
+        let Some(last) = rows.last_mut() else { return Ok(()) };
+        after = Some((last.text(3), last.text(4)));
+    }
 }
 
 /// The rows with these ids (of one type) as deletions of their objects.

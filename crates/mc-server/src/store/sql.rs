@@ -584,6 +584,26 @@ pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
 
 pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
 
+/// `id, uid, resource_version, namespace, name` of at most `limit` rows of one type in one
+/// cluster, after `(namespace, name)` in that order: the unique key's index, a range per page.
+pub(crate) fn select_keys_page(
+    d: Dialect,
+    cluster: &str,
+    gvr: &Gvr,
+    after: Option<&(String, String)>,
+    limit: usize,
+) -> Stmt {
+    let mut b = Builder::new(d, "SELECT id, uid, resource_version, namespace, name FROM resources WHERE ");
+    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+    if let Some((namespace, name)) = after {
+        b.push(" AND ").push_after(&[("namespace", namespace.as_str()), ("name", name.as_str())]);
+    }
+    b.push(" ORDER BY namespace, name LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
+    b.finish()
+}
+
+pub(crate) const KEYS_PAGE_COLS: [Col; 5] = [Col::Int, Col::Text, Col::OptText, Col::Text, Col::Text];
+
 /// The columns a query returns, in order.
 pub(crate) const QUERY_COLS: [Col; 7] =
     [Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];

@@ -552,6 +552,42 @@ async fn cluster_scoped_objects_have_an_empty_namespace() {
     assert_eq!(list(s, q).await, ["c1/n1"]);
 }
 
+/// A relist reads the stored keys of its type a page at a time (7 rows in unit tests): across
+/// namespaces, with names shared between them and other types and clusters around, every row
+/// is read once.
+#[tokio::test]
+async fn stored_keys_are_read_a_page_at_a_time_and_none_is_missed() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let uid = |i: usize| format!("0b5f8d3e-91c2-4a7b-8e6f-{i:012x}");
+    let mut batch = Vec::new();
+    for i in 0..30 {
+        let (ns, name) = (format!("ns{}", i % 3), format!("p{}", i / 3));
+        let mut pod = object(&pods(), Some(&ns), &name, &uid(i), &[]);
+        pod.resource_version = (100 + i).to_string();
+        batch.push(Change::Upsert(pod));
+        batch.push(Change::Upsert(object(&deployments(), Some(&ns), &name, &format!("d{i}"), &[])));
+    }
+    s.apply_batch("c1", batch.clone()).await.unwrap();
+    s.apply_batch("c2", batch).await.unwrap();
+    let mut keys = s.list_keys("c1", &pods()).await.unwrap();
+    keys.sort();
+    let want: Vec<(String, String)> = (0..30).map(|i| (uid(i), (100 + i).to_string())).collect();
+    assert_eq!(keys, want);
+    let versions = s.versions("c1", &pods()).await.unwrap();
+    assert_eq!(versions.len(), 30);
+    assert!((0..30).all(|i| versions.is_stored(&uid(i), &(100 + i).to_string())));
+    assert!(!versions.is_stored(&uid(0), "101") && !versions.is_stored("d0", "1"));
+    // The list kept every third pod: the others go, in c1 only.
+    let keep: Uids = (0..30).filter(|i| i % 3 == 0).map(uid).collect();
+    let gone = s.delete_missing("c1", &pods(), &keep).await.unwrap();
+    assert_eq!(gone.len(), 20);
+    assert!(gone.iter().all(|c| matches!(c, Change::Delete { uid, .. } if !keep.contains(uid))));
+    assert_eq!(s.list_keys("c1", &pods()).await.unwrap().len(), 10);
+    assert_eq!(s.count("c1").await.unwrap(), 40);
+    assert_eq!(s.count("c2").await.unwrap(), 60);
+}
+
 #[tokio::test]
 async fn delete_missing_keeps_only_the_listed_uids_of_one_type() {
     let t = temp_store().await;
@@ -568,7 +604,7 @@ async fn delete_missing_keeps_only_the_listed_uids_of_one_type() {
         .await
         .unwrap();
     }
-    let keep: HashSet<String> = ["u2".to_string(), "not-stored".to_string()].into();
+    let keep: Uids = ["u2", "not-stored"].into_iter().collect();
     // What would go, read without removing it (a replica that does not write the cluster).
     let gone = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "a".into(), uid: "u1".into() };
     assert_eq!(s.missing("c1", &pods(), &keep).await.unwrap(), std::slice::from_ref(&gone));

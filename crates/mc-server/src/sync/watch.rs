@@ -1,7 +1,6 @@
 //! One list+watch of one resource type of one cluster.
 
 use std::collections::btree_map::Entry;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +18,7 @@ use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 use crate::clusters::registry::Fault;
-use crate::store::{Expect, StoredObject};
+use crate::store::{Expect, StoredObject, StoredVersions, Uids};
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
 /// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them). 1,000 rather
@@ -42,8 +41,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // list that was not written completely) happens.
     let mut stream = listed(&client, &ar, ctx.lists, Duration::ZERO);
     // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
-    let mut known: HashMap<String, String> = HashMap::new();
-    let mut keep: HashSet<String> = HashSet::new();
+    let mut known = StoredVersions::default();
+    let mut keep = Uids::default();
     // The store held no row of the type when the list started: nothing can be missing after it,
     // so the listed uids are not kept (a first sync of a large type saves their memory and the
     // reading of every row back).
@@ -162,16 +161,16 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         let now = Instant::now();
         let msg = match event {
             watcher::Event::Init => {
-                keep.clear();
+                keep = Uids::default();
                 page.clear();
-                (known, fresh) = match ctx.store.list_keys(cluster.name(), &gvr).await {
-                    Ok(rows) => {
-                        let empty = rows.is_empty();
-                        (rows.into_iter().collect(), empty)
+                (known, fresh) = match ctx.store.versions(cluster.name(), &gvr).await {
+                    Ok(versions) => {
+                        let empty = versions.is_empty();
+                        (versions, empty)
                     }
                     Err(e) => {
                         warn!(cluster = cluster.name(), %gvr, error = %e, "reading stored keys failed");
-                        (HashMap::new(), false)
+                        (StoredVersions::default(), false)
                     }
                 };
                 debug!(cluster = cluster.name(), %gvr, stored = known.len(), "list started");
@@ -179,9 +178,9 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
             }
             watcher::Event::InitApply(obj) => {
                 let uid = obj.uid().unwrap_or_default();
-                let unchanged = known.get(&uid).is_some_and(|rv| Some(rv) == obj.resource_version().as_ref());
+                let unchanged = obj.resource_version().is_some_and(|rv| known.is_stored(&uid, &rv));
                 if !fresh {
-                    keep.insert(uid);
+                    keep.insert(&uid);
                 }
                 if unchanged {
                     continue;
@@ -197,7 +196,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 continue;
             }
             watcher::Event::InitDone => {
-                known = HashMap::new();
+                known = StoredVersions::default();
                 if ctx
                     .writer
                     .send_page(cluster.clone(), std::mem::take(&mut page), expect(fresh))

@@ -13,7 +13,7 @@ use tracing::{debug, warn};
 use super::history::History;
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Change, Expect, RawObject, Store, StoredObject};
+use crate::store::{Backend, Change, Expect, RawObject, Store, StoredObject, Uids};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -52,7 +52,7 @@ pub enum Msg {
         gvr: Gvr,
         /// Every uid the list returned; `None` when the store held no row of the type when the
         /// list started (a first sync: every row was written by this list, nothing is missing).
-        keep: Option<HashSet<String>>,
+        keep: Option<Uids>,
     },
     /// The type is no longer served by the cluster.
     DropGvr(Arc<Cluster>, Gvr),

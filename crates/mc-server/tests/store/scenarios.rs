@@ -2,7 +2,9 @@
 
 use std::time::Instant;
 
-use mc_server::store::{Change, ClusterRow, Cursor, DigestRow, Error, Expect, Page, Query, StoredObject};
+use mc_server::store::{
+    Change, ClusterRow, Cursor, DigestRow, Error, Expect, Page, Query, StoredObject, Uids,
+};
 use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
@@ -384,8 +386,8 @@ pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
             .await
             .unwrap();
     }
-    let keep: std::collections::HashSet<String> =
-        (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
+    let kept_uids: Vec<String> = (0..1200).filter(|i| i % 4 == 0).map(|i| format!("u{i}")).collect();
+    let keep: Uids = kept_uids.iter().collect();
     let gone = s.delete_missing("c1", &pods(), &keep).await.unwrap();
     assert_eq!(gone.len(), 900);
     assert!(gone.iter().all(
@@ -396,7 +398,7 @@ pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
     assert_eq!(ctx.table_rows("resource_labels").await, 300 + 1200);
     let mut kept: Vec<String> = s.list_keys("c1", &pods()).await.unwrap().into_iter().map(|k| k.0).collect();
     kept.sort();
-    let mut want: Vec<String> = keep.into_iter().collect();
+    let mut want = kept_uids;
     want.sort();
     assert_eq!(kept, want);
 }
@@ -753,8 +755,7 @@ pub async fn the_change_feed_carries_what_other_replicas_wrote_in_commit_order(c
     .await
     .unwrap();
     b.apply_batch("c2", vec![upsert(&pods(), Some("ns"), "z", "uz", &[])]).await.unwrap();
-    let keep: std::collections::HashSet<String> = std::collections::HashSet::new();
-    a.delete_missing("c1", &pods(), &keep).await.unwrap();
+    a.delete_missing("c1", &pods(), &Uids::default()).await.unwrap();
     a.delete_cluster("c2").await.unwrap();
 
     let seen = b.changes_after(start, 100).await.unwrap();
