@@ -12,9 +12,9 @@
 //! is read in pages, as before, which bounds the time a slow reader holds one answer; should
 //! such a list outlive etcd's compaction (its continue token expires), it starts over in one
 //! answer. The store's pace is the reader's: an API server ends a request after a minute
-//! (`--request-timeout`), so a list read in one answer that breaks off is read in pages from then
-//! on (what it wrote stays, and is skipped as unchanged). Watching is kube's watcher's:
-//! bookmarks, the server's 290 s timeout, a relist on `410 Gone`.
+//! (`--request-timeout`), so a list read in one answer that breaks off is read again in pages, and
+//! so are the next lists of this list+watch (what it wrote stays, and is skipped as unchanged).
+//! Watching is kube's watcher's: bookmarks, the server's 290 s timeout, a relist on `410 Gone`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
