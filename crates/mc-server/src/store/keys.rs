@@ -1,28 +1,88 @@
-//! What a relist holds for every stored object of its type: the versions the store has (to skip
-//! unchanged objects) and the uids the list returned (to find what was deleted meanwhile). A
-//! type of a million objects is relisted in every cluster at once after a restart, so these keep
-//! an object in about 50 bytes instead of the 150 of two strings: a uid is a UUID (the API
-//! server gives every object one) in 16 bytes and a resource version is a number (etcd's
-//! revision) in 8; any other text is kept as it is, so equality stays exact.
+//! What a relist holds for every stored object of its type: the version the store has (to skip
+//! unchanged objects) and whether the list returned it (to find what was deleted meanwhile). A
+//! type of a million objects is relisted in every cluster at once after a restart, so an object
+//! takes 24 bytes here: its uid is a UUID (the API server gives every object one) in 16, its
+//! resource version a number (etcd's revision) in 8, whose top bit marks it listed. Any other
+//! text is kept as it is, so equality stays exact.
 
 use std::collections::{HashMap, HashSet};
 
-/// An object's uid as a key.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Uid {
-    /// A UUID in its canonical text (lowercase hex, hyphens at 8, 13, 18 and 23).
-    Uuid([u64; 2]),
-    Text(Box<str>),
+/// Marks a version listed; versions are below it.
+const LISTED: u64 = 1 << 63;
+
+/// The resource versions of the stored objects of a type in a cluster (see
+/// [`super::Store::relist_keys`]), and the uids a list of the type returned (see
+/// [`super::Store::delete_missing`]).
+#[derive(Debug, Default)]
+pub struct RelistKeys {
+    /// A UUID's two halves → its number version, [`LISTED`] set once listed.
+    compact: HashMap<[u64; 2], u64>,
+    /// Any other uid or version, as text → (version, listed).
+    text: HashMap<Box<str>, (Box<str>, bool)>,
+    /// Listed uids that were not stored.
+    new: HashSet<Box<str>>,
 }
 
-impl Uid {
-    fn new(uid: &str) -> Uid {
-        uuid(uid).map_or_else(|| Uid::Text(uid.into()), Uid::Uuid)
+impl RelistKeys {
+    /// Records the stored version of an object.
+    pub fn insert(&mut self, uid: &str, version: &str) {
+        match (uuid(uid), number(version)) {
+            (Some(key), Some(n)) => {
+                self.compact.insert(key, n);
+            }
+            _ => {
+                self.text.insert(uid.into(), (version.into(), false));
+            }
+        }
+    }
+
+    /// The list returned this object: marks it listed, and tells whether it is stored at this
+    /// version (unchanged).
+    pub fn listed(&mut self, uid: &str, version: &str) -> bool {
+        if let Some(stored) = uuid(uid).and_then(|key| self.compact.get_mut(&key)) {
+            *stored |= LISTED;
+            return number(version) == Some(*stored & !LISTED);
+        }
+        if let Some((stored, listed)) = self.text.get_mut(uid) {
+            *listed = true;
+            return **stored == *version;
+        }
+        self.new.insert(uid.into());
+        false
+    }
+
+    /// Whether the list returned the object with this uid.
+    pub fn was_listed(&self, uid: &str) -> bool {
+        if let Some(stored) = uuid(uid).and_then(|key| self.compact.get(&key)) {
+            return stored & LISTED != 0;
+        }
+        self.text.get(uid).map_or_else(|| self.new.contains(uid), |(_, listed)| *listed)
+    }
+
+    /// How many objects are stored.
+    pub fn len(&self) -> usize {
+        self.compact.len() + self.text.len()
+    }
+
+    /// Whether no object is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-/// The two halves of a UUID in canonical text; `None` for any other text (uppercase hex
-/// included, so that two texts never share a key).
+/// Listed uids, none stored.
+impl<S: AsRef<str>> FromIterator<S> for RelistKeys {
+    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
+        let mut keys = RelistKeys::default();
+        for uid in iter {
+            keys.listed(uid.as_ref(), "");
+        }
+        keys
+    }
+}
+
+/// The two halves of a UUID in canonical text (lowercase hex, hyphens at 8, 13, 18 and 23);
+/// `None` for any other text (uppercase hex included, so that two texts never share a key).
 fn uuid(s: &str) -> Option<[u64; 2]> {
     let b = s.as_bytes();
     if b.len() != 36 {
@@ -42,87 +102,13 @@ fn uuid(s: &str) -> Option<[u64; 2]> {
     Some([(value >> 64) as u64, value as u64])
 }
 
-/// An object's resource version as a value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Version {
-    /// A decimal number without leading zeros that fits 64 bits.
-    Number(u64),
-    Text(Box<str>),
-}
-
-impl Version {
-    fn new(version: &str) -> Version {
-        let canonical = !version.is_empty()
-            && version.bytes().all(|c| c.is_ascii_digit())
-            && (version == "0" || !version.starts_with('0'));
-        match version.parse() {
-            Ok(n) if canonical => Version::Number(n),
-            _ => Version::Text(version.into()),
-        }
-    }
-}
-
-/// The resource versions of the stored objects of a type in a cluster, by uid (see
-/// [`super::Store::versions`]).
-#[derive(Debug, Default)]
-pub struct StoredVersions(HashMap<Uid, Version>);
-
-impl StoredVersions {
-    /// Records the stored version of an object.
-    pub fn insert(&mut self, uid: &str, version: &str) {
-        self.0.insert(Uid::new(uid), Version::new(version));
-    }
-
-    /// Whether the object is stored at this version.
-    pub fn is_stored(&self, uid: &str, version: &str) -> bool {
-        self.0.get(&Uid::new(uid)).is_some_and(|v| *v == Version::new(version))
-    }
-
-    /// How many objects are stored.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether no object is stored.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-/// The uids of the objects a list returned (see [`super::Store::delete_missing`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Uids(HashSet<Uid>);
-
-impl Uids {
-    /// Adds a uid.
-    pub fn insert(&mut self, uid: &str) {
-        self.0.insert(Uid::new(uid));
-    }
-
-    /// Whether the uid is among them.
-    pub fn contains(&self, uid: &str) -> bool {
-        self.0.contains(&Uid::new(uid))
-    }
-
-    /// How many uids there are.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl<S: AsRef<str>> FromIterator<S> for Uids {
-    fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
-        let mut uids = Uids::default();
-        for uid in iter {
-            uids.insert(uid.as_ref());
-        }
-        uids
-    }
+/// A version that is a decimal number without leading zeros below [`LISTED`]; `None` for any
+/// other text, so that the number gives the text back exactly.
+fn number(version: &str) -> Option<u64> {
+    let canonical = !version.is_empty()
+        && version.bytes().all(|c| c.is_ascii_digit())
+        && (version == "0" || !version.starts_with('0'));
+    version.parse().ok().filter(|&n| canonical && n < LISTED)
 }
 
 #[cfg(test)]
@@ -143,37 +129,46 @@ mod tests {
             "u1",
         ] {
             assert_eq!(uuid(other), None, "{other}");
-            assert_eq!(Uid::new(other), Uid::Text(other.into()));
         }
-        assert_ne!(Uid::new(canonical), Uid::new(&canonical.to_uppercase()));
-        assert_eq!(std::mem::size_of::<Uid>(), 24);
     }
 
     #[test]
     fn versions_are_numbers_only_where_the_text_comes_back_the_same() {
-        assert_eq!(Version::new("0"), Version::Number(0));
-        assert_eq!(Version::new("1234567"), Version::Number(1_234_567));
-        assert_eq!(Version::new("18446744073709551615"), Version::Number(u64::MAX));
-        for other in ["", "007", "+1", "-1", "1.5", "18446744073709551616", "12a"] {
-            assert_eq!(Version::new(other), Version::Text(other.into()), "{other}");
+        assert_eq!(number("0"), Some(0));
+        assert_eq!(number("1234567"), Some(1_234_567));
+        assert_eq!(number("9223372036854775807"), Some(LISTED - 1));
+        for other in ["", "007", "+1", "-1", "1.5", "9223372036854775808", "18446744073709551616", "12a"] {
+            assert_eq!(number(other), None, "{other}");
         }
-        assert_ne!(Version::new("7"), Version::new("07"));
     }
 
     #[test]
-    fn stored_versions_and_uids_compare_whole_texts() {
+    fn a_relist_finds_unchanged_and_unlisted_objects_by_whole_texts() {
         let a = "0b5f8d3e-91c2-4a7b-8e6f-1d2c3b4a5968";
-        let mut stored = StoredVersions::default();
-        stored.insert(a, "41");
-        stored.insert("u1", "x7");
-        assert_eq!(stored.len(), 2);
-        assert!(stored.is_stored(a, "41") && stored.is_stored("u1", "x7"));
-        assert!(!stored.is_stored(a, "42") && !stored.is_stored(a, "041"));
-        assert!(!stored.is_stored(&a.to_uppercase(), "41") && !stored.is_stored("u2", "x7"));
-        let uids: Uids = [a, "u1"].into_iter().collect();
-        assert_eq!(uids.len(), 2);
-        assert!(uids.contains(a) && uids.contains("u1"));
-        assert!(!uids.contains("u2") && !uids.contains(&a.replace('5', "6")));
-        assert!(Uids::default().is_empty() && StoredVersions::default().is_empty());
+        let b = "0b5f8d3e-91c2-4a7b-8e6f-1d2c3b4a5969";
+        let mut keys = RelistKeys::default();
+        keys.insert(a, "41");
+        keys.insert(b, "42");
+        keys.insert("u1", "x7");
+        keys.insert("u2", "7");
+        assert_eq!(keys.len(), 4);
+        // Stored at that version: unchanged; any other text of it is a change.
+        assert!(keys.listed(a, "41"));
+        assert!(!keys.listed("u1", "x8"));
+        assert!(!keys.listed("u2", "07"));
+        assert!(!keys.listed(&b.to_uppercase(), "42"), "another text is another uid");
+        assert!(!keys.listed("c", "1"), "not stored");
+        // Listed twice, the mark does not change the version compared.
+        assert!(keys.listed(a, "41") && !keys.listed(a, "42"));
+        for listed in [a, "u1", "u2", "c", &b.to_uppercase()] {
+            assert!(keys.was_listed(listed), "{listed}");
+        }
+        assert!(!keys.was_listed(b) && !keys.was_listed("u3"));
+        assert_eq!(keys.len(), 4, "listed objects that were not stored are not counted as stored");
+        let listed: RelistKeys = [a, "u1"].into_iter().collect();
+        assert!(
+            listed.is_empty() && listed.was_listed(a) && listed.was_listed("u1") && !listed.was_listed(b)
+        );
+        assert!(RelistKeys::default().is_empty());
     }
 }

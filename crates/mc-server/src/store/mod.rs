@@ -45,7 +45,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 pub use digests::{DigestPage, DigestRow};
 pub use feed::FeedChange;
-pub use keys::{StoredVersions, Uids};
+pub use keys::RelistKeys;
 pub use object::{Change, Expect, StoredObject};
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
@@ -621,10 +621,11 @@ impl Store {
         tx.commit().await
     }
 
-    /// After a fresh list whose unchanged objects were skipped (see [`Store::list_keys`]): removes
-    /// the rows of one type in one cluster whose uid is not in `keep`. Returns them as deletions,
+    /// After a fresh list whose unchanged objects were skipped (see [`Store::relist_keys`]):
+    /// removes the rows of one type in one cluster whose uid `keep` did not list (a row written
+    /// after the keys were read too). Returns them as deletions,
     /// for the watch streams (a list after a gap is how a deletion the watch missed is found).
-    pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<Vec<Change>> {
+    pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &RelistKeys) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (ids, deleted) = not_kept(&mut tx, cluster, gvr, keep).await?;
         for chunk in ids.chunks(sql::CHUNK) {
@@ -639,7 +640,7 @@ impl Store {
     /// replica that watches a cluster another replica writes tells its own watch streams. An
     /// object that replica wrote after this replica's list was read is among them too; this
     /// replica's watch brings it back as `ADDED` right after (a blip, never a lasting loss).
-    pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<Vec<Change>> {
+    pub async fn missing(&self, cluster: &str, gvr: &Gvr, keep: &RelistKeys) -> Result<Vec<Change>> {
         let mut tx = self.begin(false).await?;
         let (_, missing) = not_kept(&mut tx, cluster, gvr, keep).await?;
         tx.commit().await?;
@@ -794,13 +795,14 @@ impl Store {
     }
 
     /// The resource version of every stored object of one type in one cluster, by uid, read a
-    /// page at a time into a compact map (a relist skips the objects stored at their version).
-    pub async fn versions(&self, cluster: &str, gvr: &Gvr) -> Result<StoredVersions> {
-        let mut versions = StoredVersions::default();
+    /// page at a time into a compact map: a relist skips the objects stored at their version and
+    /// marks what it lists (see [`Store::delete_missing`]).
+    pub async fn relist_keys(&self, cluster: &str, gvr: &Gvr) -> Result<RelistKeys> {
+        let mut keys = RelistKeys::default();
         let mut tx = self.begin(false).await?;
-        each_key(&mut tx, cluster, gvr, |_, uid, version| versions.insert(uid, version)).await?;
+        each_key(&mut tx, cluster, gvr, |_, uid, version| keys.insert(uid, version)).await?;
         tx.commit().await?;
-        Ok(versions)
+        Ok(keys)
     }
 
     /// Inserts or replaces a cluster's row.
@@ -864,13 +866,18 @@ async fn delete_stale(
     Ok((deleted, kept))
 }
 
-/// The ids of the rows of one type in one cluster whose uid is not in `keep`, and those rows as
-/// deletions. Only ids and uids of every row are read, a page at a time: after a first list
+/// The ids of the rows of one type in one cluster whose uid `keep` did not list, and those rows
+/// as deletions. Only ids and uids of every row are read, a page at a time: after a first list
 /// every row is kept, and a type may hold a million.
-async fn not_kept(tx: &mut Tx, cluster: &str, gvr: &Gvr, keep: &Uids) -> Result<(Vec<i64>, Vec<Change>)> {
+async fn not_kept(
+    tx: &mut Tx,
+    cluster: &str,
+    gvr: &Gvr,
+    keep: &RelistKeys,
+) -> Result<(Vec<i64>, Vec<Change>)> {
     let mut ids = Vec::new();
     each_key(tx, cluster, gvr, |id, uid, _| {
-        if !keep.contains(uid) {
+        if !keep.was_listed(uid) {
             ids.push(id)
         }
     })

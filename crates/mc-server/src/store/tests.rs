@@ -574,15 +574,19 @@ async fn stored_keys_are_read_a_page_at_a_time_and_none_is_missed() {
     keys.sort();
     let want: Vec<(String, String)> = (0..30).map(|i| (uid(i), (100 + i).to_string())).collect();
     assert_eq!(keys, want);
-    let versions = s.versions("c1", &pods()).await.unwrap();
-    assert_eq!(versions.len(), 30);
-    assert!((0..30).all(|i| versions.is_stored(&uid(i), &(100 + i).to_string())));
-    assert!(!versions.is_stored(&uid(0), "101") && !versions.is_stored("d0", "1"));
-    // The list kept every third pod: the others go, in c1 only.
-    let keep: Uids = (0..30).filter(|i| i % 3 == 0).map(uid).collect();
-    let gone = s.delete_missing("c1", &pods(), &keep).await.unwrap();
+    let mut relist = s.relist_keys("c1", &pods()).await.unwrap();
+    assert_eq!(relist.len(), 30);
+    // The list returns every third pod, one of them changed, and a pod that was not stored.
+    let unchanged = (0..30).filter(|i| i % 3 == 0).filter(|&i| {
+        let version = if i == 3 { "1000".to_string() } else { (100 + i).to_string() };
+        relist.listed(&uid(i), &version)
+    });
+    assert_eq!(unchanged.count(), 9);
+    assert!(!relist.listed("d0", "1"));
+    // Deleted meanwhile: the others, in c1 only.
+    let gone = s.delete_missing("c1", &pods(), &relist).await.unwrap();
     assert_eq!(gone.len(), 20);
-    assert!(gone.iter().all(|c| matches!(c, Change::Delete { uid, .. } if !keep.contains(uid))));
+    assert!(gone.iter().all(|c| matches!(c, Change::Delete { uid, .. } if !relist.was_listed(uid))));
     assert_eq!(s.list_keys("c1", &pods()).await.unwrap().len(), 10);
     assert_eq!(s.count("c1").await.unwrap(), 40);
     assert_eq!(s.count("c2").await.unwrap(), 60);
@@ -604,7 +608,7 @@ async fn delete_missing_keeps_only_the_listed_uids_of_one_type() {
         .await
         .unwrap();
     }
-    let keep: Uids = ["u2", "not-stored"].into_iter().collect();
+    let keep: RelistKeys = ["u2", "not-stored"].into_iter().collect();
     // What would go, read without removing it (a replica that does not write the cluster).
     let gone = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "a".into(), uid: "u1".into() };
     assert_eq!(s.missing("c1", &pods(), &keep).await.unwrap(), std::slice::from_ref(&gone));

@@ -18,7 +18,7 @@ use super::watched::WatchedObject;
 use super::writer::Msg;
 use crate::clusters::Cluster;
 use crate::clusters::registry::Fault;
-use crate::store::{Expect, StoredObject, StoredVersions, Uids};
+use crate::store::{Expect, RelistKeys, StoredObject};
 
 /// Listed objects per page handed to the writer. A page is held in memory until written, so this
 /// also bounds what one type's list holds (see `writer::MAX_QUEUED` for all of them). 1,000 rather
@@ -40,9 +40,9 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // A new stream starts with a full list: that is how a relist asked for by the writer (a
     // list that was not written completely) happens.
     let mut stream = listed(&client, &ar, ctx.lists, Duration::ZERO);
-    // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten.
-    let mut known = StoredVersions::default();
-    let mut keep = Uids::default();
+    // Rows as the store has them, loaded at each (re)list so unchanged objects are not rewritten,
+    // and marked as the list returns them, so that what it did not return is found deleted.
+    let mut known = RelistKeys::default();
     // The store held no row of the type when the list started: nothing can be missing after it,
     // so the listed uids are not kept (a first sync of a large type saves their memory and the
     // reading of every row back).
@@ -161,27 +161,25 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
         let now = Instant::now();
         let msg = match event {
             watcher::Event::Init => {
-                keep = Uids::default();
                 page.clear();
-                (known, fresh) = match ctx.store.versions(cluster.name(), &gvr).await {
-                    Ok(versions) => {
-                        let empty = versions.is_empty();
-                        (versions, empty)
+                (known, fresh) = match ctx.store.relist_keys(cluster.name(), &gvr).await {
+                    Ok(keys) => {
+                        let empty = keys.is_empty();
+                        (keys, empty)
                     }
                     Err(e) => {
                         warn!(cluster = cluster.name(), %gvr, error = %e, "reading stored keys failed");
-                        (StoredVersions::default(), false)
+                        (RelistKeys::default(), false)
                     }
                 };
                 debug!(cluster = cluster.name(), %gvr, stored = known.len(), "list started");
                 continue;
             }
             watcher::Event::InitApply(obj) => {
-                let uid = obj.uid().unwrap_or_default();
-                let unchanged = obj.resource_version().is_some_and(|rv| known.is_stored(&uid, &rv));
-                if !fresh {
-                    keep.insert(&uid);
-                }
+                // A first sync marks nothing: every row is written by this list.
+                let unchanged = !fresh
+                    && known
+                        .listed(&obj.uid().unwrap_or_default(), &obj.resource_version().unwrap_or_default());
                 if unchanged {
                     continue;
                 }
@@ -196,7 +194,6 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 continue;
             }
             watcher::Event::InitDone => {
-                known = StoredVersions::default();
                 if ctx
                     .writer
                     .send_page(cluster.clone(), std::mem::take(&mut page), expect(fresh))
@@ -205,7 +202,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 {
                     return;
                 }
-                let keep = (!fresh).then(|| std::mem::take(&mut keep));
+                let keep = std::mem::take(&mut known);
+                let keep = (!fresh).then_some(keep);
                 Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep }
             }
             watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {

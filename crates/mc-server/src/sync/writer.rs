@@ -13,7 +13,7 @@ use tracing::{debug, warn};
 use super::history::History;
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Change, Expect, RawObject, Store, StoredObject, Uids};
+use crate::store::{Backend, Change, Expect, RawObject, RelistKeys, Store, StoredObject};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -44,15 +44,16 @@ pub enum Msg {
     },
     /// An object was deleted.
     Delete(Arc<Cluster>, Box<(Gvr, String, String, String)>, Instant),
-    /// A (re)list completed: rows of this type whose uid is not in `keep` are gone.
+    /// A (re)list completed: rows of this type whose uid `keep` did not list are gone.
     InitDone {
         /// The cluster.
         cluster: Arc<Cluster>,
         /// The type.
         gvr: Gvr,
-        /// Every uid the list returned; `None` when the store held no row of the type when the
-        /// list started (a first sync: every row was written by this list, nothing is missing).
-        keep: Option<Uids>,
+        /// The stored keys, marked where the list returned them, and the uids it returned that
+        /// were not stored; `None` when the store held no row of the type when the list started
+        /// (a first sync: every row was written by this list, nothing is missing).
+        keep: Option<RelistKeys>,
     },
     /// The type is no longer served by the cluster.
     DropGvr(Arc<Cluster>, Gvr),
