@@ -24,6 +24,11 @@ pub struct RelistKeys {
 }
 
 impl RelistKeys {
+    /// Room for `n` stored objects.
+    pub fn with_capacity(n: usize) -> Self {
+        RelistKeys { compact: HashMap::with_capacity(n), ..Default::default() }
+    }
+
     /// Records the stored version of an object.
     pub fn insert(&mut self, uid: &str, version: &str) {
         match (uuid(uid), number(version)) {

@@ -798,8 +798,13 @@ impl Store {
     /// page at a time into a compact map: a relist skips the objects stored at their version and
     /// marks what it lists (see [`Store::delete_missing`]).
     pub async fn relist_keys(&self, cluster: &str, gvr: &Gvr) -> Result<RelistKeys> {
-        let mut keys = RelistKeys::default();
         let mut tx = self.begin(false).await?;
+        // Sized once: a map that doubles as it fills holds both tables while it moves.
+        let mut count = sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resources WHERE ");
+        count.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+        let rows = tx.fetch(count.finish(), &[Col::Int]).await?;
+        let mut keys =
+            RelistKeys::with_capacity(rows.first().map_or(0, |r| r.int(0)).try_into().unwrap_or(0));
         each_key(&mut tx, cluster, gvr, |_, uid, version| keys.insert(uid, version)).await?;
         tx.commit().await?;
         Ok(keys)
