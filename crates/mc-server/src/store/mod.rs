@@ -800,9 +800,7 @@ impl Store {
     pub async fn relist_keys(&self, cluster: &str, gvr: &Gvr) -> Result<RelistKeys> {
         let mut tx = self.begin(false).await?;
         // Sized once: a map that doubles as it fills holds both tables while it moves.
-        let mut count = sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resources WHERE ");
-        count.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
-        let rows = tx.fetch(count.finish(), &[Col::Int]).await?;
+        let rows = tx.fetch(sql::count_gvr_rows(tx.dialect, cluster, gvr), &[Col::Int]).await?;
         let mut keys =
             RelistKeys::with_capacity(rows.first().map_or(0, |r| r.int(0)).try_into().unwrap_or(0));
         each_key(&mut tx, cluster, gvr, |_, uid, version| keys.insert(uid, version)).await?;

@@ -115,13 +115,14 @@ pub enum Change {
 
 /// What the upserts of a batch are expected to be. Only how they are written depends on it: the
 /// outcome is the same either way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Expect {
     /// Objects not stored yet: the pages of a type's first list (the store held none of its
     /// rows when the list began). SQLite then inserts them as new rows first (see
     /// `write_objects`), and upserts a chunk only where an object turns out to be stored.
     NewRows,
     /// Anything: watch events (mostly modifications), the changed objects of a relist.
+    #[default]
     Any,
 }
 

@@ -584,6 +584,13 @@ pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
 
 pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
 
+/// How many rows one type has in one cluster; answers one [`Col::Int`].
+pub(crate) fn count_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
+    let mut b = Builder::new(d, "SELECT COUNT(*) FROM resources WHERE ");
+    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
+    b.finish()
+}
+
 /// `id, uid, resource_version, namespace, name` of at most `limit` rows of one type in one
 /// cluster, after `(namespace, name)` in that order: the unique key's index, a range per page.
 pub(crate) fn select_keys_page(

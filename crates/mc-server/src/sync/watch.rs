@@ -239,13 +239,13 @@ const RELIST_QUIET: Duration = Duration::from_secs(600);
 /// the three that make a new list take about 2.4 s (0.8 s, then twice that, jittered).
 const WATCH_PROVEN: Duration = Duration::from_secs(20);
 
-/// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
 /// What a list's pages are to the store: new rows when it held none of the type's as the list
 /// began (a first sync).
 fn expect(fresh: bool) -> Expect {
     if fresh { Expect::NewRows } else { Expect::Any }
 }
 
+/// A list+watch of the type `ar` with the watcher's default backoff, started after `wait`.
 fn listed(
     client: &Client,
     ar: &ApiResource,

@@ -161,17 +161,12 @@ struct Writer {
     refused: std::sync::Mutex<HashSet<(String, Gvr, String, String)>>,
 }
 
+#[derive(Default)]
 struct Pending {
     changes: Vec<Change>,
     oldest: Option<Instant>,
     /// [`Expect::NewRows`] once a page of a first list is among the changes.
     expect: Expect,
-}
-
-impl Default for Pending {
-    fn default() -> Self {
-        Pending { changes: Vec::new(), oldest: None, expect: Expect::Any }
-    }
 }
 
 async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>) {
