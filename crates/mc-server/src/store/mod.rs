@@ -33,7 +33,7 @@ mod sql;
 mod sqlite;
 mod unnest;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -581,46 +581,6 @@ impl Store {
         tx.commit().await
     }
 
-    /// Makes the rows of one type in one cluster exactly `live` (a fresh list), in one
-    /// transaction: rows whose uid is not live are deleted, new or changed objects written,
-    /// unchanged ones (same JSON and resource version) left alone.
-    pub async fn reconcile(&self, cluster: &str, gvr: &Gvr, live: Vec<StoredObject>) -> Result<()> {
-        for object in &live {
-            object.validate()?;
-            if object.gvr != *gvr {
-                return Err(Error::InvalidObject(format!(
-                    "{} {:?} handed to the reconcile of {gvr}",
-                    object.gvr, object.name
-                )));
-            }
-        }
-        // A list never holds the same name twice; should it, the last one wins as in a batch.
-        let mut by_key: HashMap<(&str, &str), usize> = HashMap::with_capacity(live.len());
-        for (i, o) in live.iter().enumerate() {
-            by_key.insert((o.namespace.as_str(), o.name.as_str()), i);
-        }
-        let mut keep: Vec<usize> = by_key.into_values().collect();
-        keep.sort_unstable();
-        let live_uids: HashSet<&str> = keep.iter().map(|&i| live[i].uid.as_str()).collect();
-
-        let mut tx = self.begin(true).await?;
-        // Deleting first also frees the names of objects that were recreated with a new uid.
-        let (_, stored) = delete_stale(&mut tx, cluster, gvr, |uid| live_uids.contains(uid)).await?;
-        let changed: Vec<Prepared<'_>> = keep
-            .iter()
-            .map(|&i| Prepared::new(&live[i]))
-            .filter(|p| match stored.get(&p.object.uid) {
-                Some((hash, rv)) => {
-                    hash.as_deref() != Some(p.hash.as_str())
-                        || rv.as_deref() != Some(&p.object.resource_version)
-                }
-                None => true,
-            })
-            .collect();
-        write_objects(&mut tx, cluster, &changed, Expect::Any).await?;
-        tx.commit().await
-    }
-
     /// After a fresh list whose unchanged objects were skipped (see [`Store::relist_keys`]):
     /// removes the rows of one type in one cluster whose uid `keep` did not list (a row written
     /// after the keys were read too). Returns them as deletions,
@@ -660,14 +620,11 @@ impl Store {
         Ok(rows.into_iter().map(|mut r| r.text(0)).collect())
     }
 
-    /// Removes every object of one type in one cluster (the type went away). Returns them as
-    /// deletions, for the watch streams.
+    /// Removes every object of one type in one cluster (the type went away): a relist that
+    /// listed nothing, its rows read a page at a time. Returns them as deletions, for the watch
+    /// streams.
     pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<Change>> {
-        let mut tx = self.begin(true).await?;
-        let (deleted, _) = delete_stale(&mut tx, cluster, gvr, |_| false).await?;
-        feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
-        tx.commit().await?;
-        Ok(deleted)
+        self.delete_missing(cluster, gvr, &RelistKeys::default()).await
     }
 
     /// Removes every object of a cluster, their labels and the cluster's row (unjoin). Returns
@@ -838,35 +795,6 @@ impl Store {
             })
             .collect()
     }
-}
-
-/// Stored `(hash, resource_version)` by uid.
-type StoredHashes = HashMap<String, (Option<String>, Option<String>)>;
-
-/// Deletes the rows of one type in one cluster whose uid `keep` rejects; returns them as
-/// deletions, and the `(hash, resource_version)` of the rows kept.
-async fn delete_stale(
-    tx: &mut Tx,
-    cluster: &str,
-    gvr: &Gvr,
-    keep: impl Fn(&str) -> bool,
-) -> Result<(Vec<Change>, StoredHashes)> {
-    let d = tx.dialect;
-    let existing = tx.fetch(sql::select_gvr_rows(d, cluster, gvr), &sql::GVR_ROWS_COLS).await?;
-    let mut kept = HashMap::with_capacity(existing.len());
-    let mut stale = Vec::new();
-    for mut row in existing {
-        if keep(row.str(1)) {
-            kept.insert(row.text(1), (row.opt_text(2), row.opt_text(3)));
-        } else {
-            stale.push(row.int(0));
-        }
-    }
-    let deleted = identities(tx, gvr, &stale).await?;
-    for ids in stale.chunks(sql::CHUNK) {
-        tx.execute(sql::delete_ids(d, "resources", "id", ids)).await?;
-    }
-    Ok((deleted, kept))
 }
 
 /// The ids of the rows of one type in one cluster whose uid `keep` did not list, and those rows

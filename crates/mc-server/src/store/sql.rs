@@ -575,15 +575,6 @@ pub(crate) fn delete_object(
     b.finish()
 }
 
-/// `id, uid, hash, resource_version` of every row of one type in one cluster.
-pub(crate) fn select_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
-    let mut b = Builder::new(d, "SELECT id, uid, hash, resource_version FROM resources WHERE ");
-    b.push_gvr("", gvr).push(" AND cluster = ").bind(cluster);
-    b.finish()
-}
-
-pub(crate) const GVR_ROWS_COLS: [Col; 4] = [Col::Int, Col::Text, Col::OptText, Col::OptText];
-
 /// How many rows one type has in one cluster; answers one [`Col::Int`].
 pub(crate) fn count_gvr_rows(d: Dialect, cluster: &str, gvr: &Gvr) -> Stmt {
     let mut b = Builder::new(d, "SELECT COUNT(*) FROM resources WHERE ");
