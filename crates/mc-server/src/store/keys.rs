@@ -5,7 +5,8 @@
 //! resource version a number (etcd's revision) in 8, whose top bit marks it listed. Any other
 //! text is kept as it is, so equality stays exact.
 
-use std::collections::{HashMap, HashSet};
+// Seeded foldhash rather than SipHash: every stored object of the type is hashed twice.
+use foldhash::{HashMap, HashMapExt, HashSet};
 
 /// Marks a version listed; versions are below it.
 const LISTED: u64 = 1 << 63;

@@ -543,7 +543,8 @@ impl Store {
         // deletes run at once. That keeps the order's outcome: a delete only removes what an
         // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
         let mut pending: Vec<Option<&StoredObject>> = Vec::new();
-        let mut index: HashMap<(&Gvr, &str, &str), usize> = HashMap::new();
+        // Seeded foldhash, not SipHash: the single writer hashes every key of every batch.
+        let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
         for change in events {
             match change {
                 Change::Upsert(object) => {
@@ -964,7 +965,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
         };
         // (id, created by this upsert) by (group, version, resource, uid), borrowed from the rows:
         // only PostgreSQL tells the second, others answer `false`.
-        let ids: HashMap<(&str, &str, &str, &str), (i64, bool)> =
+        let ids: foldhash::HashMap<(&str, &str, &str, &str), (i64, bool)> =
             rows.iter().map(|r| ((r.str(1), r.str(2), r.str(3), r.str(4)), (r.int(0), r.bool(5)))).collect();
         let mut stale: Vec<i64> = Vec::new();
         let with_ids: Vec<(i64, &BTreeMap<String, String>)> = chunk

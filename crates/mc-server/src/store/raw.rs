@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 #[derive(Clone)]
 pub struct RawObject {
     raw: Box<RawValue>,
-    /// FNV-1a of the text, computed on first use (see [`RawObject::hash`]).
+    /// The digest of the text, computed on first use (see [`RawObject::hash`]).
     hash: OnceLock<u64>,
 }
 
@@ -38,10 +38,10 @@ impl RawObject {
         self.raw.get()
     }
 
-    /// 64-bit FNV-1a of the text, as stored in the `hash` column; computed once. The sync
+    /// The 64-bit digest of the text (XXH3), as stored in the `hash` column; computed once. The sync
     /// computes it on the cluster's task that read the object, so the single writer does not.
     pub fn hash(&self) -> u64 {
-        *self.hash.get_or_init(|| super::sql::fnv1a(self.text().as_bytes()))
+        *self.hash.get_or_init(|| super::sql::digest(self.text().as_bytes()))
     }
 
     /// The object as a JSON tree, for callers that look inside it.
@@ -85,13 +85,13 @@ mod tests {
     }
 
     #[test]
-    fn the_hash_is_fnv1a_of_the_text_and_follows_it() {
+    fn the_hash_is_the_digest_of_the_text_and_follows_it() {
         let a = RawObject::from_text(r#"{"a":1}"#.into()).unwrap();
-        assert_eq!(a.hash(), crate::store::sql::fnv1a(br#"{"a":1}"#));
+        assert_eq!(a.hash(), crate::store::sql::digest(br#"{"a":1}"#));
         assert_eq!(a.clone().hash(), a.hash());
         let b = RawObject::from_value(&serde_json::json!({"a": 2}));
         assert_ne!(a.hash(), b.hash());
-        assert_eq!(b.hash(), crate::store::sql::fnv1a(b.text().as_bytes()));
+        assert_eq!(b.hash(), crate::store::sql::digest(b.text().as_bytes()));
     }
 
     #[test]
