@@ -80,6 +80,19 @@ async fn label_rows(store: &Store) -> i64 {
 }
 
 #[tokio::test]
+async fn sqlite_is_built_without_memory_statistics_or_a_shared_page_cache() {
+    // Set by the workspace's `.cargo/config.toml` (`LIBSQLITE3_FLAGS`): see there why.
+    let t = temp_store().await;
+    let mut tx = t.store.begin(false).await.unwrap();
+    let rows = tx.fetch(sql::Builder::new(tx.dialect, "PRAGMA compile_options").finish(), &[Col::Text]);
+    let options: Vec<String> = rows.await.unwrap().into_iter().map(|mut r| r.text(0)).collect();
+    tx.commit().await.unwrap();
+    assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
+    assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
+    assert!(!options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"), "{options:?}");
+}
+
+#[tokio::test]
 async fn connect_creates_the_database_file_and_its_directory() {
     let t = temp_store().await;
     assert!(t.dir.join("nested/mc.db").exists());
