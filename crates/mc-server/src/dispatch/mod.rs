@@ -142,7 +142,8 @@ fn drift_triggers(
     ctx: Arc<Context>,
 ) -> impl Stream<Item = ObjectRef<MultiClusterResource>> + Send + 'static {
     // Every object the sync writes passes here (90,000 in a first sync of 3 × 30k ConfigMaps):
-    // a searcher built once, with SIMD, rather than `str::contains` (2 % of a first sync's CPU).
+    // a searcher built once, with SIMD, rather than `str::contains` (about 1 % of a first
+    // sync's CPU).
     let marked = memchr::memmem::Finder::new(OWNER_ANNOTATION).into_owned();
     stream::unfold((rx, ctx, marked), |(mut rx, ctx, marked)| async move {
         loop {
