@@ -109,8 +109,10 @@ PY
 # MC_BENCH_RUNS times (default 3) in turn on the same clusters; the medians and their ratio are
 # printed with every run's figures. Memory of the SQLite runs: RSS when ready, the peak of the
 # whole sync (VmHWM) and RSS settled MC_BENCH_SETTLE seconds (default 30) after ready.
-# MC_BENCH_VS=PATH also times that mc-server binary (an earlier build) in every run, right after
-# this one on the same clusters, and prints the ratios: an A/B within one run.
+# MC_BENCH_VS=PATH also times that mc-server binary (an earlier build) in every run on the same
+# clusters, and prints the ratios: an A/B within one run. It goes after this one in odd runs and
+# before it in even runs (right after the raw LIST): the build timed second came out ahead or
+# even in both 3-run benches with the builds' places swapped.
 # MC_BENCH_PAYLOAD=random fills the ConfigMaps with random letters (about 1.3x compressible, as
 # keys and certificates are) instead of one repeated letter (about 20x). The raw LIST is
 # kubectl's, which asks for gzip as client-go does: it is faster on the repeated letter and slower
@@ -153,6 +155,17 @@ bench_sync() {
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "DROP DATABASE $pg_db" >&2
     echo "$READY_SECONDS"
   }
+  # vs_run -> times MC_BENCH_VS (if set) on SQLite and PostgreSQL
+  vs_run() {
+    [[ -n ${MC_BENCH_VS:-} ]] || return 0
+    step "Run $run of $runs: $MC_BENCH_VS on SQLite and PostgreSQL" >&2
+    rm -f "$WORK"/bench.db*
+    SERVER_BIN=$MC_BENCH_VS start_server "sqlite://$WORK/bench.db"
+    vs_sqlite+=("$READY_SECONDS")
+    stop_server
+    vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready)")
+    info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s" >&2
+  }
   for ((run = 1; run <= runs; run++)); do
     step "Run $run of $runs: raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
     t0=$(now)
@@ -162,6 +175,7 @@ bench_sync() {
     done
     for p in "${pids[@]}"; do wait "$p"; done
     raw+=("$(python3 -c "print(round($(now) - $t0, 3))")")
+    if ((run % 2 == 0)); then vs_run; fi
 
     step "Run $run of $runs: mc-server on SQLite, start to /readyz" >&2
     rm -f "$WORK"/bench.db*
@@ -185,15 +199,7 @@ bench_sync() {
     step "Run $run of $runs: mc-server on PostgreSQL, start to /readyz" >&2
     postgres+=("$(pg_ready)")
     info "run $run: PostgreSQL ${postgres[-1]}s" >&2
-    if [[ -n ${MC_BENCH_VS:-} ]]; then
-      step "Run $run of $runs: $MC_BENCH_VS on SQLite and PostgreSQL" >&2
-      rm -f "$WORK"/bench.db*
-      SERVER_BIN=$MC_BENCH_VS start_server "sqlite://$WORK/bench.db"
-      vs_sqlite+=("$READY_SECONDS")
-      stop_server
-      vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready)")
-      info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s" >&2
-    fi
+    if ((run % 2 == 1)); then vs_run; fi
   done
 
   python3 - <<PY
