@@ -44,8 +44,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // and marked as the list returns them, so that what it did not return is found deleted.
     let mut known = RelistKeys::default();
     // The store held no row of the type when the list started: nothing can be missing after it,
-    // so the listed uids are not kept (a first sync of a large type saves their memory and the
-    // reading of every row back).
+    // so nothing is marked and no row is read back (a first sync of a large type saves that
+    // memory and the reading).
     let mut fresh = false;
     // Listed objects not yet handed to the writer: they go as one page.
     let mut page: Vec<StoredObject> = Vec::new();
@@ -202,8 +202,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                 {
                     return;
                 }
-                let keep = std::mem::take(&mut known);
-                let keep = (!fresh).then_some(keep);
+                let keep = (!fresh).then_some(std::mem::take(&mut known));
                 Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep }
             }
             watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {
