@@ -373,7 +373,7 @@ impl Tx {
         let mut conn = self.take()?;
         let (conn, result) = detached(async move {
             let result = match &mut conn {
-                Conn::Sqlite(tx) => sqlite::execute(tx, &stmt).await,
+                Conn::Sqlite(tx) => sqlite::execute(tx, stmt).await,
                 Conn::MySql(tx) => mysql::execute(tx, &stmt).await,
                 Conn::Postgres(tx) => postgres::execute(tx, &stmt).await,
             };
@@ -389,7 +389,7 @@ impl Tx {
         let cols = cols.to_vec();
         let (conn, result) = detached(async move {
             let result = match &mut conn {
-                Conn::Sqlite(tx) => sqlite::fetch(tx, &stmt, &cols).await,
+                Conn::Sqlite(tx) => sqlite::fetch(tx, stmt, &cols).await,
                 Conn::MySql(tx) => mysql::fetch(tx, &stmt, &cols).await,
                 Conn::Postgres(tx) => postgres::fetch(tx, &stmt, &cols).await,
             };

@@ -51,15 +51,17 @@ pub(super) async fn connect(url: &str) -> Result<SqlitePool> {
     Ok(pool)
 }
 
-fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
-    let mut q = sqlx::query(&stmt.sql).persistent(stmt.persistent());
-    for arg in &stmt.args {
+/// Binds by value: sqlx hands SQLite's worker thread arguments it owns, so a borrowed text would
+/// be copied once more on the way (an object's whole JSON, for every row of a bulk insert).
+fn bind(sql: &str, args: Vec<Arg>, persistent: bool) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
+    let mut q = sqlx::query(sql).persistent(persistent);
+    for arg in args {
         q = match arg {
-            Arg::Text(s) => q.bind(s.as_str()),
-            Arg::OptText(s) => q.bind(s.as_deref()),
-            Arg::Int(i) => q.bind(*i),
-            Arg::OptInt(i) => q.bind(*i),
-            Arg::Bool(b) => q.bind(*b),
+            Arg::Text(s) => q.bind(s),
+            Arg::OptText(s) => q.bind(s),
+            Arg::Int(i) => q.bind(i),
+            Arg::OptInt(i) => q.bind(i),
+            Arg::Bool(b) => q.bind(b),
             // No array parameters here: the statements that bind them are PostgreSQL's.
             Arg::Array(a) => q.bind(a.to_json()),
         };
@@ -67,12 +69,14 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
     q
 }
 
-pub(super) async fn execute(conn: &mut SqliteConnection, stmt: &Stmt) -> Result<u64> {
-    Ok(bind(stmt).execute(conn).await?.rows_affected())
+pub(super) async fn execute(conn: &mut SqliteConnection, stmt: Stmt) -> Result<u64> {
+    let persistent = stmt.persistent();
+    Ok(bind(&stmt.sql, stmt.args, persistent).execute(conn).await?.rows_affected())
 }
 
-pub(super) async fn fetch(conn: &mut SqliteConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
-    let rows = bind(stmt).fetch_all(conn).await?;
+pub(super) async fn fetch(conn: &mut SqliteConnection, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+    let persistent = stmt.persistent();
+    let rows = bind(&stmt.sql, stmt.args, persistent).fetch_all(conn).await?;
     rows.iter()
         .map(|row| {
             let cells = cols
