@@ -351,6 +351,18 @@ struct Tx {
     conn: Option<Conn>,
     dialect: Dialect,
     _write: Option<OwnedMutexGuard<()>>,
+    /// Begun by [`Store::begin_upserts`]: it must delete no `resources` row.
+    upserts_only: bool,
+}
+
+/// What a transaction may do (see [`Store::begin`] and [`Store::begin_upserts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    /// Writes that delete no `resources` row: they insert and update objects and replace their
+    /// label rows.
+    Upserts,
 }
 
 /// Runs one step of a transaction to its end, whether or not its caller waits (see [`Tx`]).
@@ -370,6 +382,10 @@ impl Tx {
     }
 
     async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
+        debug_assert!(
+            !(self.upserts_only && stmt.sql.starts_with("DELETE FROM resources ")),
+            "a transaction begun for upserts deletes objects (their label rows would stay on SQLite)"
+        );
         let mut conn = self.take()?;
         let (conn, result) = detached(async move {
             let result = match &mut conn {
@@ -502,12 +518,35 @@ impl Store {
     }
 
     async fn begin(&self, write: bool) -> Result<Tx> {
+        self.begin_as(if write { Access::Write } else { Access::Read }).await
+    }
+
+    /// A write transaction that deletes no `resources` row (checked in debug builds): it inserts
+    /// and updates objects and replaces their label rows. On SQLite it runs without foreign key
+    /// checks, which only matter to a deletion (a label row goes with its object through
+    /// `ON DELETE CASCADE`): a multi-row insert into `resources` looks for label rows of every
+    /// new row, and every label row inserted looks up its object. On 3 × 30k ConfigMaps a first
+    /// sync took 3-4 % less time and CPU without them (12 alternating runs each; the lookups were
+    /// about 4 % of the process's samples).
+    async fn begin_upserts(&self) -> Result<Tx> {
+        self.begin_as(Access::Upserts).await
+    }
+
+    async fn begin_as(&self, access: Access) -> Result<Tx> {
         let dialect = self.dialect();
         let (conn, guard) = match &self.pool {
-            Pool::Sqlite(p) if write => {
+            Pool::Sqlite(p) if access != Access::Read => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
-                // IMMEDIATE takes the write lock up front: no busy error half-way through.
-                (Conn::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?), Some(guard))
+                // IMMEDIATE takes the write lock up front: no busy error half-way through. The
+                // checks are set by every write transaction, on whichever pooled connection it
+                // runs (sqlite3_exec runs both statements; the pragma is a no-op inside a
+                // transaction, so it comes first).
+                let begin = if access == Access::Upserts {
+                    "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE"
+                } else {
+                    "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE"
+                };
+                (Conn::Sqlite(p.begin_with(begin).await?), Some(guard))
             }
             Pool::Sqlite(p) => (Conn::Sqlite(p.begin().await?), None),
             // In a task of its own (see `Tx`): a BEGIN whose caller is dropped still completes,
@@ -521,7 +560,7 @@ impl Store {
                 (Conn::Postgres(detached(async move { p.begin().await }).await??), None)
             }
         };
-        Ok(Tx { conn: Some(conn), dialect, _write: guard })
+        Ok(Tx { conn: Some(conn), dialect, _write: guard, upserts_only: access == Access::Upserts })
     }
 
     /// Applies a batch of watch events of one cluster in one transaction, in order. An upsert
@@ -537,7 +576,11 @@ impl Store {
         if events.is_empty() {
             return Ok(());
         }
-        let mut tx = self.begin(true).await?;
+        let mut tx = if events.iter().any(|c| matches!(c, Change::Delete { .. })) {
+            self.begin(true).await?
+        } else {
+            self.begin_upserts().await?
+        };
         let d = tx.dialect;
         // Upserts are collected (the last one per key wins) and written in multi-row chunks;
         // deletes run at once. That keeps the order's outcome: a delete only removes what an

@@ -514,6 +514,58 @@ async fn cluster_rows_are_upserted() {
     assert_eq!(s.list_clusters().await.unwrap(), vec![row]);
 }
 
+/// `PRAGMA foreign_keys` of the next write transaction of `access`.
+async fn foreign_keys(store: &Store, access: Access) -> i64 {
+    let mut tx = store.begin_as(access).await.unwrap();
+    let rows = tx.fetch(sql::Builder::new(tx.dialect, "PRAGMA foreign_keys").finish(), &[Col::Int]);
+    let on = rows.await.unwrap()[0].int(0);
+    tx.commit().await.unwrap();
+    on
+}
+
+#[tokio::test]
+async fn upserts_skip_the_foreign_key_checks_and_a_deletion_on_the_same_connection_still_cascades() {
+    // One connection for ever: every transaction below runs on it.
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    let a = object(&pods(), Some("ns"), "a", "u1", &[("app", "x"), ("tier", "web")]);
+    let b = object(&pods(), Some("ns"), "b", "u2", &[("app", "y")]);
+    store.apply_batch("c1", vec![Change::Upsert(a), Change::Upsert(b)]).await.unwrap();
+    assert_eq!(foreign_keys(&store, Access::Upserts).await, 0);
+    let c = object(&pods(), Some("ns"), "c", "u3", &[("app", "z")]);
+    store.apply_changes("c1", &[Change::Upsert(c)], Expect::NewRows).await.unwrap();
+    assert_eq!(label_rows(&store).await, 4);
+    assert_eq!(foreign_keys(&store, Access::Write).await, 1, "checked again after upserts");
+    assert_eq!(foreign_keys(&store, Access::Upserts).await, 0);
+
+    // A batch with a deletion, right after upserts on the same connection: `a`'s two label rows
+    // go with it, `b`'s one is replaced.
+    let deleted = Change::Delete { gvr: pods(), namespace: "ns".into(), name: "a".into(), uid: "u1".into() };
+    let relabelled = object(&pods(), Some("ns"), "b", "u2", &[("app", "y2")]);
+    store.apply_batch("c1", vec![deleted, Change::Upsert(relabelled)]).await.unwrap();
+    assert_eq!(label_rows(&store).await, 2);
+    let q = Query { labels: Some(LabelSelector::parse("app=y2").unwrap()), ..Query::default() };
+    assert_eq!(list(&store, q).await, ["c1/b"]);
+
+    // The other deletions, after upserts again.
+    let d = object(&pods(), Some("ns"), "d", "u4", &[("app", "w")]);
+    store.apply_batch("c1", vec![Change::Upsert(d)]).await.unwrap();
+    assert_eq!(label_rows(&store).await, 3);
+    assert_eq!(store.delete_gvr("c1", &pods()).await.unwrap().len(), 3);
+    assert_eq!(label_rows(&store).await, 0);
+    let e = object(&pods(), Some("ns"), "e", "u5", &[("app", "v")]);
+    store.apply_batch("c2", vec![Change::Upsert(e)]).await.unwrap();
+    assert_eq!(store.delete_cluster("c2").await.unwrap().len(), 1);
+    assert_eq!(label_rows(&store).await, 0);
+}
+
+#[tokio::test]
+#[should_panic(expected = "deletes objects")]
+async fn a_transaction_begun_for_upserts_may_not_delete_objects() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    let mut tx = store.begin_upserts().await.unwrap();
+    let _ = tx.execute(sql::delete_ids(tx.dialect, "resources", "id", &[1])).await;
+}
+
 #[tokio::test]
 async fn counts_keys_and_delete_gvr() {
     let t = temp_store().await;
