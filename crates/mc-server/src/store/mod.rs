@@ -383,7 +383,7 @@ impl Tx {
 
     async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
         debug_assert!(
-            !(self.upserts_only && stmt.sql.starts_with("DELETE FROM resources ")),
+            !(self.upserts_only && stmt.sql.contains("DELETE FROM resources ")),
             "a transaction begun for upserts deletes objects (their label rows would stay on SQLite)"
         );
         let mut conn = self.take()?;
@@ -633,7 +633,7 @@ impl Store {
         let mut tx = self.begin(true).await?;
         let (ids, deleted) = not_kept(&mut tx, cluster, gvr, keep).await?;
         for chunk in ids.chunks(sql::CHUNK) {
-            tx.execute(sql::delete_ids(tx.dialect, "resources", "id", chunk)).await?;
+            tx.execute(sql::delete_objects(tx.dialect, chunk)).await?;
         }
         feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
         tx.commit().await?;
@@ -691,9 +691,7 @@ impl Store {
                 uid: r.text(5),
             })
             .collect();
-        let mut b = sql::Builder::new(d, "DELETE FROM resources WHERE cluster = ");
-        b.bind(cluster);
-        tx.execute(b.finish()).await?;
+        tx.execute(sql::delete_cluster_objects(d, cluster)).await?;
         let mut b = sql::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);
         tx.execute(b.finish()).await?;

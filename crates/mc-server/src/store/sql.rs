@@ -555,7 +555,24 @@ pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
     b.finish()
 }
 
-/// Deletes one object by natural key, and by uid too when one is given.
+/// `DELETE FROM resources WHERE` the condition `condition` pushes, and the deleted objects'
+/// label rows with them: SQLite and MySQL/MariaDB delete those through the foreign key's
+/// `ON DELETE CASCADE`; PostgreSQL keeps no foreign key from a label row to its object (its
+/// migration 0006), so the same statement deletes them there.
+fn delete_objects_where(d: Dialect, condition: impl FnOnce(&mut Builder)) -> Stmt {
+    let pg = d == Dialect::Postgres;
+    let mut b = Builder::new(
+        d,
+        if pg { "WITH gone AS (DELETE FROM resources WHERE " } else { "DELETE FROM resources WHERE " },
+    );
+    condition(&mut b);
+    if pg {
+        b.push(" RETURNING id) DELETE FROM resource_labels WHERE resource_id IN (SELECT id FROM gone)");
+    }
+    b.finish()
+}
+
+/// Deletes one object by natural key, and by uid too when one is given, with its label rows.
 pub(crate) fn delete_object(
     d: Dialect,
     cluster: &str,
@@ -564,15 +581,35 @@ pub(crate) fn delete_object(
     name: &str,
     uid: &str,
 ) -> Stmt {
-    let mut b = Builder::new(d, "DELETE FROM resources WHERE ");
-    b.push_gvr("", gvr);
-    b.push(" AND cluster = ").bind(cluster);
-    b.push(" AND namespace = ").bind(namespace);
-    b.push(" AND name = ").bind(name);
-    if !uid.is_empty() {
-        b.push(" AND uid = ").bind(uid);
-    }
-    b.finish()
+    delete_objects_where(d, |b| {
+        b.push_gvr("", gvr);
+        b.push(" AND cluster = ").bind(cluster);
+        b.push(" AND namespace = ").bind(namespace);
+        b.push(" AND name = ").bind(name);
+        if !uid.is_empty() {
+            b.push(" AND uid = ").bind(uid);
+        }
+    })
+}
+
+/// Deletes the objects with these ids, with their label rows.
+pub(crate) fn delete_objects(d: Dialect, ids: &[i64]) -> Stmt {
+    let mut stmt = delete_objects_where(d, |b| {
+        if d == Dialect::Postgres {
+            b.push("id = ANY(").bind(Array::Int(ids.to_vec())).push("::bigint[])");
+        } else {
+            b.push("id IN ").bind_list(ids.iter().copied());
+        }
+    });
+    stmt.reuse = d == Dialect::Sqlite && ids.len() == CHUNK;
+    stmt
+}
+
+/// Deletes every object of a cluster, with their label rows.
+pub(crate) fn delete_cluster_objects(d: Dialect, cluster: &str) -> Stmt {
+    delete_objects_where(d, |b| {
+        b.push("cluster = ").bind(cluster);
+    })
 }
 
 /// How many rows one type has in one cluster; answers one [`Col::Int`].
@@ -831,11 +868,11 @@ mod tests {
         assert_eq!(sqlite.args.len(), 7);
         let pg = delete_object(Dialect::Postgres, "c", &gvr, "ns", "n", "");
         assert!(
-            pg.sql.starts_with("DELETE FROM resources WHERE \"group\" = $1 AND version = $2"),
+            pg.sql.starts_with("WITH gone AS (DELETE FROM resources WHERE \"group\" = $1 AND version = $2"),
             "{}",
             pg.sql
         );
-        assert!(pg.sql.ends_with("name = $6"), "{}", pg.sql);
+        assert!(pg.sql.contains("name = $6 RETURNING id) DELETE FROM resource_labels "), "{}", pg.sql);
         let my = delete_object(Dialect::MySql, "c", &gvr, "ns", "n", "");
         assert!(my.sql.contains("`group` = ?"), "{}", my.sql);
     }

@@ -563,7 +563,7 @@ async fn upserts_skip_the_foreign_key_checks_and_a_deletion_on_the_same_connecti
 async fn a_transaction_begun_for_upserts_may_not_delete_objects() {
     let store = Store::connect("sqlite::memory:").await.unwrap();
     let mut tx = store.begin_upserts().await.unwrap();
-    let _ = tx.execute(sql::delete_ids(tx.dialect, "resources", "id", &[1])).await;
+    let _ = tx.execute(sql::delete_objects(tx.dialect, &[1])).await;
 }
 
 #[tokio::test]
