@@ -1,4 +1,4 @@
-//! PostgreSQL backend (`jsonb` objects, byte-order `"C"` collation on key columns).
+//! PostgreSQL backend (objects as JSON text, byte-order `"C"` collation on key columns).
 
 use std::str::FromStr;
 use std::time::Duration;

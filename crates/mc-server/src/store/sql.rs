@@ -213,7 +213,8 @@ impl Builder {
         self
     }
 
-    /// A JSON document given as text (PostgreSQL needs the cast to `jsonb`).
+    /// A JSON document given as text for a JSON column (a cluster's `info`; PostgreSQL needs the
+    /// cast to `jsonb`). Objects are bound as text: PostgreSQL keeps them as text.
     pub(crate) fn bind_json(&mut self, json: String) -> &mut Self {
         if self.dialect == Dialect::Postgres {
             self.sql.push_str("CAST(");
@@ -480,7 +481,7 @@ fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], fir
         b.push(", ").bind(Arg::OptText(o.owner_uid.clone()));
         b.push(", ").bind(o.uid.as_str());
         b.push(", ").bind(p.hash.as_str());
-        b.push(", ").bind_json(o.object.text().to_string());
+        b.push(", ").bind(o.object.text().to_string());
         b.push(", ").bind_unix_time(o.created_at.as_deref().and_then(parse_rfc3339));
         b.push(", CURRENT_TIMESTAMP, NULL)");
     }

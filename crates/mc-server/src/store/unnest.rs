@@ -46,7 +46,7 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     b.push(super::sql::RESOURCE_COLUMNS).push(") SELECT t.namespace, t.name, ").bind(cluster);
     b.push(
         ", t.\"group\", t.version, t.resource, t.kind, t.rv, t.owner, t.uid, t.hash, \
-         CAST(t.object AS JSONB), COALESCE(to_timestamp(CAST(t.created AS DOUBLE PRECISION)), \
+         t.object, COALESCE(to_timestamp(CAST(t.created AS DOUBLE PRECISION)), \
          CURRENT_TIMESTAMP), CURRENT_TIMESTAMP, NULL FROM unnest(",
     );
     let texts = [namespace, name, group, version, resource, kind, rv];

@@ -177,7 +177,8 @@ impl Batch<'_> {
 }
 
 /// The change in a form every backend can store, when it differs from the original: `\u0000`
-/// escapes (which PostgreSQL's JSONB refuses) become the six characters `\u0000`, and an owner
+/// escapes (which PostgreSQL refused while it kept objects as JSONB) become the six characters
+/// `\u0000`, and an owner
 /// uid too long for its column is left out of that column (it stays in the object).
 pub fn sanitized(change: &Change) -> Option<Change> {
     let Change::Upsert(object) = change else { return None };
