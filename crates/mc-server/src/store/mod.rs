@@ -11,7 +11,10 @@
 //!   unique by (group, version, resource, cluster, namespace, name) and by (cluster, uid, group,
 //!   version, resource);
 //! - `resource_labels`: `(resource_id, key, value)`, indexed on `(key, value)`, so label
-//!   selectors run as index-backed `EXISTS` subqueries;
+//!   selectors run as index-backed `EXISTS` subqueries; a label row goes with its object (a
+//!   foreign key's cascade on SQLite and MySQL/MariaDB, the deleting statement itself on
+//!   PostgreSQL, whose objects are also kept as text rather than `jsonb`: migrations 0006 and
+//!   0007);
 //! - `clusters`: one row per joined cluster;
 //! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
 //!   sync only their share of the clusters ([`feed`]);
