@@ -1029,7 +1029,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
         // plan made while the table was nearly empty: on some connections it scanned the whole
         // label table, and a first sync's batches slowed as it filled (0.16 s → 0.9 s).
         if !stale.is_empty() {
-            let delete = sql::delete_ids(d, "resource_labels", "resource_id", &stale);
+            let delete = sql::delete_labels(d, &stale);
             overlapped(tx.execute(delete), || labels.extend(sql::label_rows(with_ids))).await.0?;
         } else {
             labels.extend(sql::label_rows(with_ids));

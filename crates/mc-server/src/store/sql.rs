@@ -522,16 +522,24 @@ pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
     if d == Dialect::Postgres { &WITH_CREATED } else { &IDS_BY_UID_COLS }
 }
 
-/// `DELETE FROM table WHERE column IN (ids)`.
-pub(crate) fn delete_ids(d: Dialect, table: &str, column: &str, ids: &[i64]) -> Stmt {
-    if d == Dialect::Postgres {
-        return super::unnest::delete_ids(table, column, ids);
+/// `column IN (ids)`; on PostgreSQL `column = ANY(ids)`, the ids as one array parameter. A full
+/// chunk's text comes back again, so SQLite keeps it prepared.
+fn push_id_in(b: &mut Builder, column: &str, ids: &[i64]) {
+    b.push(column);
+    if b.dialect == Dialect::Postgres {
+        b.push(" = ANY(").bind(Array::Int(ids.to_vec())).push("::bigint[])");
+    } else {
+        b.push(" IN ").bind_list(ids.iter().copied());
+        if b.dialect == Dialect::Sqlite && ids.len() == CHUNK {
+            b.reusable();
+        }
     }
-    let mut b = Builder::new(d, "DELETE FROM ");
-    b.push(table).push(" WHERE ").push(column).push(" IN ").bind_list(ids.iter().copied());
-    if d == Dialect::Sqlite && ids.len() == CHUNK {
-        b.reusable();
-    }
+}
+
+/// `DELETE FROM resource_labels WHERE resource_id IN (ids)`: the label rows of these objects.
+pub(crate) fn delete_labels(d: Dialect, ids: &[i64]) -> Stmt {
+    let mut b = Builder::new(d, "DELETE FROM resource_labels WHERE ");
+    push_id_in(&mut b, "resource_id", ids);
     b.finish()
 }
 
@@ -595,15 +603,7 @@ pub(crate) fn delete_object(
 
 /// Deletes the objects with these ids, with their label rows.
 pub(crate) fn delete_objects(d: Dialect, ids: &[i64]) -> Stmt {
-    let mut stmt = delete_objects_where(d, |b| {
-        if d == Dialect::Postgres {
-            b.push("id = ANY(").bind(Array::Int(ids.to_vec())).push("::bigint[])");
-        } else {
-            b.push("id IN ").bind_list(ids.iter().copied());
-        }
-    });
-    stmt.reuse = d == Dialect::Sqlite && ids.len() == CHUNK;
-    stmt
+    delete_objects_where(d, |b| push_id_in(b, "id", ids))
 }
 
 /// Deletes every object of a cluster, with their label rows.

@@ -51,11 +51,12 @@ pub(super) async fn connect(url: &str) -> Result<SqlitePool> {
     Ok(pool)
 }
 
-/// Binds by value: sqlx hands SQLite's worker thread arguments it owns, so a borrowed text would
-/// be copied once more on the way (an object's whole JSON, for every row of a bulk insert).
-fn bind(sql: &str, args: Vec<Arg>, persistent: bool) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
-    let mut q = sqlx::query(sql).persistent(persistent);
-    for arg in args {
+/// Binds by value, taking the statement's arguments: sqlx hands SQLite's worker thread arguments
+/// it owns, so a borrowed text would be copied once more on the way (an object's whole JSON, for
+/// every row of a bulk insert).
+fn bind(stmt: &mut Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> {
+    let mut q = sqlx::query(&stmt.sql).persistent(stmt.persistent());
+    for arg in std::mem::take(&mut stmt.args) {
         q = match arg {
             Arg::Text(s) => q.bind(s),
             Arg::OptText(s) => q.bind(s),
@@ -69,14 +70,12 @@ fn bind(sql: &str, args: Vec<Arg>, persistent: bool) -> sqlx::query::Query<'_, S
     q
 }
 
-pub(super) async fn execute(conn: &mut SqliteConnection, stmt: Stmt) -> Result<u64> {
-    let persistent = stmt.persistent();
-    Ok(bind(&stmt.sql, stmt.args, persistent).execute(conn).await?.rows_affected())
+pub(super) async fn execute(conn: &mut SqliteConnection, mut stmt: Stmt) -> Result<u64> {
+    Ok(bind(&mut stmt).execute(conn).await?.rows_affected())
 }
 
-pub(super) async fn fetch(conn: &mut SqliteConnection, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
-    let persistent = stmt.persistent();
-    let rows = bind(&stmt.sql, stmt.args, persistent).fetch_all(conn).await?;
+pub(super) async fn fetch(conn: &mut SqliteConnection, mut stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+    let rows = bind(&mut stmt).fetch_all(conn).await?;
     rows.iter()
         .map(|row| {
             let cells = cols

@@ -84,14 +84,6 @@ pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
     b.finish()
 }
 
-/// `DELETE FROM table WHERE column = ANY(ids)`.
-pub(crate) fn delete_ids(table: &str, column: &str, ids: &[i64]) -> Stmt {
-    let mut b = Builder::new(Dialect::Postgres, "DELETE FROM ");
-    b.push(table).push(" WHERE ").push(column).push(" = ANY(");
-    b.bind(Array::Int(ids.to_vec())).push("::bigint[])");
-    b.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
