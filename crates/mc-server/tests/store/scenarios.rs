@@ -403,6 +403,51 @@ pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
     assert_eq!(s.delete_cluster("c1").await.unwrap(), [], "unjoin twice is harmless");
 }
 
+/// Upserts run without foreign key checks on SQLite and MySQL/MariaDB, and the checks belong to
+/// the pooled connection: every deletion that follows on it must still take its objects' label
+/// rows (all four ways objects are deleted, twice each). The writes go one after the other, as
+/// the sync's writer sends them (on MySQL, concurrent ones can deadlock on InnoDB's gap locks).
+pub async fn deletions_after_upserts_take_their_label_rows(ctx: Ctx) {
+    const CLUSTERS: usize = 4;
+    const EACH: usize = 20;
+    let s = &ctx.store;
+    for round in 0..8 {
+        let clusters: Vec<String> = (0..CLUSTERS).map(|c| format!("r{round}-c{c}")).collect();
+        for cluster in &clusters {
+            let batch = (0..EACH).map(|i| {
+                let uid = format!("{cluster}-{i}");
+                upsert(&pods(), Some("ns"), &format!("p{i}"), &uid, &[("a", "b"), ("c", "d")])
+            });
+            s.apply_batch(cluster, batch.collect()).await.unwrap();
+        }
+        assert_eq!(ctx.table_rows("resource_labels").await, (2 * CLUSTERS * EACH) as i64, "round {round}");
+        for cluster in &clusters {
+            assert_eq!(s.count(cluster).await.unwrap(), EACH as u64);
+            let gone = match round % 4 {
+                0 => {
+                    let deletes: Vec<Change> = (0..EACH)
+                        .map(|i| delete(&pods(), Some("ns"), &format!("p{i}"), &format!("{cluster}-{i}")))
+                        .collect();
+                    s.apply_batch(cluster, deletes).await.unwrap();
+                    EACH
+                }
+                1 => s.delete_missing(cluster, &pods(), &RelistKeys::default()).await.unwrap().len(),
+                2 => s.delete_gvr(cluster, &pods()).await.unwrap().len(),
+                _ => s.delete_cluster(cluster).await.unwrap().len(),
+            };
+            assert_eq!(gone, EACH, "round {round}, {cluster}");
+            assert_eq!(s.count(cluster).await.unwrap(), 0, "round {round}, {cluster}");
+            // Another cluster's upserts come between two deletions.
+            let other = format!("{cluster}-next");
+            s.apply_batch(&other, vec![upsert(&pods(), Some("ns"), "q", &other, &[("e", "f")])])
+                .await
+                .unwrap();
+            assert_eq!(s.delete_cluster(&other).await.unwrap().len(), 1);
+        }
+        assert_eq!(ctx.table_rows("resource_labels").await, 0, "round {round}: label rows left behind");
+    }
+}
+
 pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
     let s = &ctx.store;
     for c in ["c1", "c2"] {
