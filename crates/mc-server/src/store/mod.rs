@@ -387,7 +387,7 @@ impl Tx {
     async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
         debug_assert!(
             !(self.upserts_only && stmt.sql.contains("DELETE FROM resources ")),
-            "a transaction begun for upserts deletes objects (their label rows would stay on SQLite and MySQL)"
+            "a transaction begun for upserts deletes objects (their label rows would stay on SQLite)"
         );
         let mut conn = self.take()?;
         let (conn, result) = detached(async move {
@@ -525,16 +525,12 @@ impl Store {
     }
 
     /// A write transaction that deletes no `resources` row (checked in debug builds): it inserts
-    /// and updates objects and replaces their label rows. On SQLite and MySQL/MariaDB it runs
-    /// without foreign key checks, which only matter to a deletion (a label row goes with its
-    /// object through `ON DELETE CASCADE`; PostgreSQL has no such key): a multi-row insert into
-    /// `resources` looks for label rows of every new row (SQLite), and every label row inserted
-    /// looks up its object. On 3 × 30k ConfigMaps a first sync on SQLite took 3-4 % less time and
-    /// CPU without them (12 alternating runs each; the lookups were about 4 % of the process's
-    /// samples); MariaDB wrote 180,000 label rows in half the time.
-    ///
-    /// The checks belong to the connection, not the transaction, so every write transaction sets
-    /// them, on whichever pooled connection it runs, in the same round trip as its `BEGIN`.
+    /// and updates objects and replaces their label rows. On SQLite it runs without foreign key
+    /// checks, which only matter to a deletion (a label row goes with its object through
+    /// `ON DELETE CASCADE`): a multi-row insert into `resources` looks for label rows of every
+    /// new row, and every label row inserted looks up its object. On 3 × 30k ConfigMaps a first
+    /// sync took 3-4 % less time and CPU without them (12 alternating runs each; the lookups were
+    /// about 4 % of the process's samples).
     async fn begin_upserts(&self) -> Result<Tx> {
         self.begin_as(Access::Upserts).await
     }
@@ -560,19 +556,7 @@ impl Store {
             // and its transaction is then rolled back.
             Pool::MySql(p) => {
                 let p = p.clone();
-                let begin = match access {
-                    Access::Read => None,
-                    Access::Upserts => Some("SET foreign_key_checks = 0; BEGIN"),
-                    Access::Write => Some("SET foreign_key_checks = 1; BEGIN"),
-                };
-                let tx = detached(async move {
-                    match begin {
-                        Some(begin) => p.begin_with(begin).await,
-                        None => p.begin().await,
-                    }
-                })
-                .await??;
-                (Conn::MySql(tx), None)
+                (Conn::MySql(detached(async move { p.begin().await }).await??), None)
             }
             Pool::Postgres(p) => {
                 let p = p.clone();

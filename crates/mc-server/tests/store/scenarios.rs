@@ -403,10 +403,11 @@ pub async fn delete_cluster_removes_objects_labels_and_row(ctx: Ctx) {
     assert_eq!(s.delete_cluster("c1").await.unwrap(), [], "unjoin twice is harmless");
 }
 
-/// Upserts run without foreign key checks on SQLite and MySQL/MariaDB, and the checks belong to
-/// the pooled connection: every deletion that follows on it must still take its objects' label
-/// rows (all four ways objects are deleted, twice each). The writes go one after the other, as
-/// the sync's writer sends them (on MySQL, concurrent ones can deadlock on InnoDB's gap locks).
+/// Upserts run without foreign key checks on SQLite, and the checks belong to the pooled
+/// connection: every deletion that follows on it must still take its objects' label rows (all
+/// four ways objects are deleted, twice each), on every backend. The writes go one after the
+/// other, as the sync's writer sends them (on MySQL/MariaDB, concurrent ones can deadlock on
+/// InnoDB's gap locks).
 pub async fn deletions_after_upserts_take_their_label_rows(ctx: Ctx) {
     const CLUSTERS: usize = 4;
     const EACH: usize = 20;
