@@ -130,6 +130,20 @@ impl Error {
     }
 }
 
+impl Error {
+    /// A deadlock or serialization failure (SQLSTATE 40001, 40P01): the database rolled the
+    /// transaction back because a concurrent one held what it needed. Trying it again at once
+    /// usually passes; it says nothing about the database being away.
+    pub fn is_conflict(&self) -> bool {
+        match self {
+            Error::Query(sqlx::Error::Database(db)) => {
+                matches!(db.code().as_deref(), Some("40001" | "40P01"))
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Replaces the password of `scheme://user:password@host/…` by `***`.
 pub(crate) fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
 use crate::store::{Change, Expect, RawObject, Store, StoredObject};
 
@@ -15,6 +15,11 @@ use crate::store::{Change, Expect, RawObject, Store, StoredObject};
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// Longest wait between two retries while the database is away.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// Conflicts (a deadlock, a serialization failure) in a row tried again at once, without
+/// reporting the store as refusing writes: replicas sharing MySQL/MariaDB write at the same time,
+/// and InnoDB then ends one of two transactions that wait on each other's locks (gap locks of
+/// its label rows). That is concurrency, not an outage; more in a row are reported as any failure.
+const QUIET_CONFLICTS: u32 = 3;
 /// Longest owner uid kept in its column (MySQL/MariaDB: `VARCHAR(255)`).
 const MAX_OWNER_UID: usize = 255;
 
@@ -115,11 +120,17 @@ where
     Fut: std::future::Future<Output = crate::store::Result<T>>,
 {
     let mut backoff = FIRST_BACKOFF;
+    let mut conflicts = 0;
     loop {
         match op().await {
             Ok(v) => {
                 health.ok();
                 return Ok(v);
+            }
+            Err(e) if e.is_conflict() && conflicts < QUIET_CONFLICTS => {
+                conflicts += 1;
+                debug!(error = %e, conflicts, "a write met a concurrent transaction; trying it again");
+                tokio::time::sleep(Duration::from_millis(10 * u64::from(conflicts))).await;
             }
             Err(e) if e.is_retryable() => {
                 health.failing(&e.to_string());
@@ -243,6 +254,79 @@ mod tests {
         let mut o = StoredObject::from_json(Gvr::new("", "v1", "configmaps"), "ConfigMap", value).unwrap();
         o.owner_uid = owner;
         Change::Upsert(o)
+    }
+
+    /// A database error with only a SQLSTATE, as sqlx hands one over.
+    #[derive(Debug)]
+    struct Coded(&'static str);
+
+    impl std::fmt::Display for Coded {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "error {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Coded {}
+
+    impl sqlx::error::DatabaseError for Coded {
+        fn message(&self) -> &str {
+            "coded"
+        }
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    fn coded(code: &'static str) -> crate::store::Error {
+        crate::store::Error::Query(sqlx::Error::Database(Box::new(Coded(code))))
+    }
+
+    /// `retrying_op` over an operation failing with `failures` in turn, then passing: how many
+    /// calls it took, and whether the store was reported as refusing writes at each call.
+    async fn retried(failures: &[&'static str]) -> (usize, Vec<bool>) {
+        let health = StoreHealth::default();
+        let mut calls = 0;
+        let mut reported = Vec::new();
+        let result = retrying_op(&health, || {
+            reported.push(health.problem().is_some());
+            calls += 1;
+            let outcome = failures.get(calls - 1).map_or(Ok(()), |code| Err(coded(code)));
+            async move { outcome }
+        })
+        .await;
+        assert!(result.is_ok());
+        assert!(health.problem().is_none(), "a write that passed clears the report");
+        (calls, reported)
+    }
+
+    #[tokio::test]
+    async fn conflicts_are_tried_again_at_once_and_only_a_run_of_them_is_reported() {
+        assert!(coded("40001").is_conflict() && coded("40P01").is_conflict());
+        assert!(!coded("08006").is_conflict() && !coded("23505").is_conflict());
+        // MySQL's deadlock (40001) and PostgreSQL's (40P01): tried again, never reported.
+        let (calls, reported) = retried(&["40001", "40P01", "40001"]).await;
+        assert_eq!(calls, 4);
+        assert_eq!(reported, [false; 4]);
+        // A fourth conflict in a row is reported as any failure that is retried.
+        let (calls, reported) = retried(&["40001"; 5]).await;
+        assert_eq!(calls, 6);
+        assert_eq!(reported, [false, false, false, false, true, true]);
+        // Other retryable failures (a deadlock timeout, SQLite busy) are reported at once.
+        let (calls, reported) = retried(&["5", "5"]).await;
+        assert_eq!(calls, 3);
+        assert_eq!(reported, [false, true, true]);
     }
 
     #[test]

@@ -53,6 +53,7 @@ conformance!(
     a_bad_continue_token_is_an_error,
     delete_cluster_removes_objects_labels_and_row,
     deletions_after_upserts_take_their_label_rows,
+    concurrent_writers_of_different_clusters_meet_only_conflicts,
     delete_missing_keeps_only_the_listed_uids,
     cluster_names_come_from_objects_and_rows,
     delete_gvr_removes_one_type_of_one_cluster,
