@@ -9,7 +9,7 @@
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #
-# Release builds; three fresh clusters (and PostgreSQL for `sync`) are started and torn down.
+# Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS, MC_BENCH_RUNS,
 # MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
@@ -144,8 +144,8 @@ bench_sync() {
   sleep "${MC_BENCH_STEADY:-45}"
   eval "$(scripts/testdb up --dir "$WORK/db")"
 
-  local raw=() sqlite=() postgres=() ready_rss=() peak_rss=() settled_rss=() run objects
-  local vs_sqlite=() vs_postgres=()
+  local raw=() sqlite=() postgres=() mariadb=() ready_rss=() peak_rss=() settled_rss=() run objects
+  local vs_sqlite=() vs_postgres=() vs_mariadb=()
   # pg_ready -> seconds from start to /readyz on a fresh PostgreSQL database
   pg_ready() {
     local pg_db="bench_$(date +%s%N)"
@@ -155,16 +155,27 @@ bench_sync() {
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "DROP DATABASE $pg_db" >&2
     echo "$READY_SECONDS"
   }
-  # vs_run -> times MC_BENCH_VS (if set) on SQLite and PostgreSQL
+  # my_ready -> seconds from start to /readyz on a fresh MariaDB database
+  my_ready() {
+    local my_db="bench_$(date +%s%N)"
+    local my=(mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"${MC_TESTDB_MYSQL_PORT:-26300}" -umc -pmc)
+    "${my[@]}" -e "CREATE DATABASE $my_db CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" >&2
+    start_server "${MC_TEST_MYSQL_URL%/*}/$my_db"
+    stop_server
+    "${my[@]}" -e "DROP DATABASE $my_db" >&2
+    echo "$READY_SECONDS"
+  }
+  # vs_run -> times MC_BENCH_VS (if set) on SQLite, PostgreSQL and MariaDB
   vs_run() {
     [[ -n ${MC_BENCH_VS:-} ]] || return 0
-    step "Run $run of $runs: $MC_BENCH_VS on SQLite and PostgreSQL" >&2
+    step "Run $run of $runs: $MC_BENCH_VS on SQLite, PostgreSQL and MariaDB" >&2
     rm -f "$WORK"/bench.db*
     SERVER_BIN=$MC_BENCH_VS start_server "sqlite://$WORK/bench.db"
     vs_sqlite+=("$READY_SECONDS")
     stop_server
     vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready)")
-    info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s" >&2
+    vs_mariadb+=("$(SERVER_BIN=$MC_BENCH_VS my_ready)")
+    info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s, MariaDB ${vs_mariadb[-1]}s" >&2
   }
   for ((run = 1; run <= runs; run++)); do
     step "Run $run of $runs: raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
@@ -199,6 +210,9 @@ bench_sync() {
     step "Run $run of $runs: mc-server on PostgreSQL, start to /readyz" >&2
     postgres+=("$(pg_ready)")
     info "run $run: PostgreSQL ${postgres[-1]}s" >&2
+    step "Run $run of $runs: mc-server on MariaDB, start to /readyz" >&2
+    mariadb+=("$(my_ready)")
+    info "run $run: MariaDB ${mariadb[-1]}s" >&2
     if ((run % 2 == 1)); then vs_run; fi
   done
 
@@ -206,6 +220,7 @@ bench_sync() {
 import json, statistics
 med = statistics.median
 raw, sqlite, pg = [$(csv "${raw[@]}")], [$(csv "${sqlite[@]}")], [$(csv "${postgres[@]}")]
+my, vs_my = [$(csv "${mariadb[@]}")], [$(csv "${vs_mariadb[@]}")]
 ready, peak, settled = [$(csv "${ready_rss[@]}")], [$(csv "${peak_rss[@]}")], [$(csv "${settled_rss[@]}")]
 objects, idle = $objects, $idle_rss
 mib = lambda kib: round(kib / 1024, 1)
@@ -215,14 +230,18 @@ vs = {} if not vs_sqlite else {
   "vs_build": "${MC_BENCH_VS:-}", "vs_sqlite_ready_seconds": vs_sqlite, "vs_postgres_ready_seconds": vs_pg,
   "sqlite_ready_vs_build": round(med(sqlite) / med(vs_sqlite), 2),
   "postgres_ready_vs_build": round(med(pg) / med(vs_pg), 2),
+  "vs_mariadb_ready_seconds": vs_my, "mariadb_ready_vs_build": round(med(my) / med(vs_my), 2),
 }
 print(json.dumps({
   "benchmark": "sync", "machine": "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB",
   "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "payload": "$payload", "objects_stored": objects,
   "load_seconds": $load_s, "runs": len(raw),
   "raw_list_seconds": raw, "sqlite_ready_seconds": sqlite, "postgres_ready_seconds": pg,
+  "mariadb_ready_seconds": my,
   "raw_list_median": med(raw), "sqlite_ready_median": med(sqlite), "postgres_ready_median": med(pg),
+  "mariadb_ready_median": med(my),
   "sqlite_vs_raw": round(med(sqlite) / med(raw), 2), "postgres_vs_raw": round(med(pg) / med(raw), 2),
+  "mariadb_vs_raw": round(med(my) / med(raw), 2),
   "idle_rss_mib": mib(idle), "ready_rss_mib": [mib(r) for r in ready],
   "peak_rss_mib": [mib(p) for p in peak], "settled_rss_mib": [mib(s) for s in settled],
   "peak_vs_settled": [round(p / s, 2) for p, s in zip(peak, settled)],
