@@ -119,9 +119,12 @@ impl Error {
             Error::Query(e) => match e {
                 sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
                 sqlx::Error::Database(db) => {
-                    // MySQL deadlock/lock wait, PostgreSQL serialization/deadlock, SQLite busy/locked.
-                    let code = db.code();
-                    matches!(code.as_deref(), Some("1213" | "1205" | "40001" | "40P01" | "5" | "6" | "517"))
+                    // MySQL's lock wait timeout (its SQLSTATE, HY000, is any error: sqlx's `code`
+                    // answers that, so it is told by its number); deadlocks and serialization
+                    // failures (MySQL's 1213 is 40001); SQLite busy/locked.
+                    let mysql = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
+                    mysql == Some(1205)
+                        || matches!(db.code().as_deref(), Some("40001" | "40P01" | "5" | "6" | "517"))
                 }
                 _ => false,
             },

@@ -19,7 +19,7 @@ pub enum Kind {
 pub struct Ctx {
     pub store: Store,
     pub kind: Kind,
-    url: String,
+    pub url: String,
 }
 
 impl Ctx {

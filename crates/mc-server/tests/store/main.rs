@@ -70,6 +70,11 @@ conformance!(
     indexes_deferred_for_a_first_sync_are_built_after_it,
 );
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mysql_lock_wait_timeout_is_retried() {
+    harness::run(harness::Kind::MySql, "lock_wait_timeout", scenarios::a_lock_wait_timeout_is_retried).await;
+}
+
 /// A MySQL database the Go original used: its `resources` table is set aside (kept, renamed) and
 /// ours is created, so mc-server starts on the same database.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -488,6 +488,27 @@ pub async fn concurrent_writers_of_different_clusters_meet_only_conflicts(ctx: C
     assert_eq!(ctx.table_rows("resource_labels").await, (CLUSTERS * EACH) as i64);
 }
 
+/// A write that waited too long for another transaction's lock (MySQL/MariaDB's lock wait
+/// timeout, error 1205) is retried as the database being busy, not taken for a change the
+/// database refuses (which the sync would set aside and report as refused). Elsewhere: the
+/// classification of a real deadlock is in the scenario above. MySQL/MariaDB only.
+pub async fn a_lock_wait_timeout_is_retried(ctx: Ctx) {
+    use sqlx::{Connection as _, Executor as _};
+    assert_eq!(ctx.kind, Kind::MySql);
+    let s = &ctx.store;
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[])]).await.unwrap();
+    let mut holder = sqlx::MySqlConnection::connect(&ctx.url).await.unwrap();
+    holder.execute("BEGIN").await.unwrap();
+    holder.execute("SELECT id FROM resources WHERE uid = 'u1' FOR UPDATE").await.unwrap();
+    let mut waiter = sqlx::MySqlConnection::connect(&ctx.url).await.unwrap();
+    waiter.execute("SET SESSION innodb_lock_wait_timeout = 1").await.unwrap();
+    let timeout = waiter.execute("UPDATE resources SET kind = 'Pod' WHERE uid = 'u1'").await.unwrap_err();
+    let e = Error::Query(timeout);
+    assert!(e.is_retryable(), "{e}");
+    assert!(!e.is_conflict(), "{e}");
+    holder.execute("ROLLBACK").await.unwrap();
+}
+
 pub async fn delete_missing_keeps_only_the_listed_uids(ctx: Ctx) {
     let s = &ctx.store;
     for c in ["c1", "c2"] {
