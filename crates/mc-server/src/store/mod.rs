@@ -119,21 +119,20 @@ impl Error {
             Error::Query(e) => match e {
                 sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => true,
                 sqlx::Error::Database(db) => {
-                    // MySQL's lock wait timeout (its SQLSTATE, HY000, is any error: sqlx's `code`
-                    // answers that, so it is told by its number); deadlocks and serialization
-                    // failures (MySQL's 1213 is 40001); SQLite busy/locked.
+                    // Conflicts; MySQL's lock wait timeout (its SQLSTATE, HY000, is any error:
+                    // sqlx's `code` answers that, so it is told by its number); SQLite
+                    // busy/locked.
                     let mysql = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().map(|e| e.number());
-                    mysql == Some(1205)
-                        || matches!(db.code().as_deref(), Some("40001" | "40P01" | "5" | "6" | "517"))
+                    self.is_conflict()
+                        || mysql == Some(1205)
+                        || matches!(db.code().as_deref(), Some("5" | "6" | "517"))
                 }
                 _ => false,
             },
             _ => false,
         }
     }
-}
 
-impl Error {
     /// A deadlock or serialization failure (SQLSTATE 40001, 40P01): the database rolled the
     /// transaction back because a concurrent one held what it needed. Trying it again at once
     /// usually passes; it says nothing about the database being away.

@@ -323,7 +323,7 @@ mod tests {
         let (calls, reported) = retried(&["40001"; 5]).await;
         assert_eq!(calls, 6);
         assert_eq!(reported, [false, false, false, false, true, true]);
-        // Other retryable failures (a deadlock timeout, SQLite busy) are reported at once.
+        // Other retryable failures (here SQLite busy) are reported at once.
         let (calls, reported) = retried(&["5", "5"]).await;
         assert_eq!(calls, 3);
         assert_eq!(reported, [false, true, true]);
