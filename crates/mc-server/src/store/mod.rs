@@ -344,7 +344,7 @@ pub struct Store {
 
 #[derive(Clone)]
 enum Pool {
-    Sqlite(sqlx::SqlitePool),
+    Sqlite(sqlite::Pools),
     MySql(sqlx::MySqlPool),
     Postgres(sqlx::PgPool),
 }
@@ -486,7 +486,7 @@ impl Store {
     pub async fn optimize(&self) -> Result<()> {
         if let Pool::Sqlite(p) = &self.pool {
             let _guard = Arc::clone(&self.write_lock).lock_owned().await;
-            let mut conn = p.acquire().await?;
+            let mut conn = p.main.acquire().await?;
             sqlx::query("PRAGMA analysis_limit = 0").execute(&mut *conn).await?;
             sqlx::query("ANALYZE").execute(&mut *conn).await?;
         }
@@ -546,7 +546,8 @@ impl Store {
     /// `ON DELETE CASCADE`): a multi-row insert into `resources` looks for label rows of every
     /// new row, and every label row inserted looks up its object. On 3 × 30k ConfigMaps a first
     /// sync took 3-4 % less time and CPU without them (12 alternating runs each; the lookups were
-    /// about 4 % of the process's samples).
+    /// about 4 % of the process's samples). A file store runs them on a connection opened without
+    /// the checks (see [`sqlite::Pools`]).
     async fn begin_upserts(&self) -> Result<Tx> {
         self.begin_as(Access::Upserts).await
     }
@@ -556,18 +557,21 @@ impl Store {
         let (conn, guard) = match &self.pool {
             Pool::Sqlite(p) if access != Access::Read => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
-                // IMMEDIATE takes the write lock up front: no busy error half-way through. The
-                // checks are set by every write transaction, on whichever pooled connection it
-                // runs (sqlite3_exec runs both statements; the pragma is a no-op inside a
-                // transaction, so it comes first).
-                let begin = if access == Access::Upserts {
-                    "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE"
-                } else {
-                    "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE"
+                // IMMEDIATE takes the write lock up front: no busy error half-way through.
+                let tx = match (&p.upserts, access) {
+                    (Some(upserts), Access::Upserts) => upserts.begin_with("BEGIN IMMEDIATE").await?,
+                    (Some(_), _) => p.main.begin_with("BEGIN IMMEDIATE").await?,
+                    // `:memory:`'s one connection switches the checks for each write transaction
+                    // (sqlite3_exec runs both statements; the pragma is a no-op inside a
+                    // transaction, so it comes first).
+                    (None, Access::Upserts) => {
+                        p.main.begin_with("PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE").await?
+                    }
+                    (None, _) => p.main.begin_with("PRAGMA foreign_keys = ON; BEGIN IMMEDIATE").await?,
                 };
-                (Conn::Sqlite(p.begin_with(begin).await?), Some(guard))
+                (Conn::Sqlite(tx), Some(guard))
             }
-            Pool::Sqlite(p) => (Conn::Sqlite(p.begin().await?), None),
+            Pool::Sqlite(p) => (Conn::Sqlite(p.main.begin().await?), None),
             // In a task of its own (see `Tx`): a BEGIN whose caller is dropped still completes,
             // and its transaction is then rolled back.
             Pool::MySql(p) => {

@@ -525,8 +525,21 @@ async fn foreign_keys(store: &Store, access: Access) -> i64 {
 
 #[tokio::test]
 async fn upserts_skip_the_foreign_key_checks_and_a_deletion_on_the_same_connection_still_cascades() {
-    // One connection for ever: every transaction below runs on it.
+    // One connection for ever: every transaction below runs on it, switching the checks.
     let store = Store::connect("sqlite::memory:").await.unwrap();
+    upserts_skip_the_foreign_key_checks_and_deletions_still_cascade(&store).await;
+}
+
+#[tokio::test]
+async fn a_file_store_writes_upserts_on_a_connection_without_the_checks_and_deletions_still_cascade() {
+    // Upserts on a connection opened without the checks, everything else on connections that
+    // keep them: no transaction switches them (that would expire the prepared statements).
+    let t = temp_store().await;
+    upserts_skip_the_foreign_key_checks_and_deletions_still_cascade(&t.store).await;
+}
+
+async fn upserts_skip_the_foreign_key_checks_and_deletions_still_cascade(store: &Store) {
+    let store = store.clone();
     let a = object(&pods(), Some("ns"), "a", "u1", &[("app", "x"), ("tier", "web")]);
     let b = object(&pods(), Some("ns"), "b", "u2", &[("app", "y")]);
     store.apply_batch("c1", vec![Change::Upsert(a), Change::Upsert(b)]).await.unwrap();
