@@ -49,6 +49,8 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     let mut fresh = false;
     // Listed objects not yet handed to the writer: they go as one page.
     let mut page: Vec<StoredObject> = Vec::new();
+    // When the running list began, and how long it waited for the writer to take its pages.
+    let (mut list_began, mut waited) = (Instant::now(), Duration::ZERO);
     // Failures in a row (a list, a watch or its start), and whether the stream's list is being
     // read: a failure then means the store may miss the type's objects or hold stale ones.
     let mut failures = 0u32;
@@ -173,6 +175,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     }
                 };
                 debug!(cluster = cluster.name(), %gvr, stored = known.len(), "list started");
+                (list_began, waited) = (Instant::now(), Duration::ZERO);
                 continue;
             }
             watcher::Event::InitApply(obj) => {
@@ -188,12 +191,21 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     continue;
                 }
                 let full = std::mem::replace(&mut page, Vec::with_capacity(LIST_PAGE as usize));
+                let sent = Instant::now();
                 if ctx.writer.send_page(cluster.clone(), full, expect(fresh)).await.is_err() {
                     return;
                 }
+                waited += sent.elapsed();
                 continue;
             }
             watcher::Event::InitDone => {
+                debug!(
+                    cluster = cluster.name(),
+                    %gvr,
+                    ms = list_began.elapsed().as_millis() as u64,
+                    waited_for_writer_ms = waited.as_millis() as u64,
+                    "list read"
+                );
                 if ctx
                     .writer
                     .send_page(cluster.clone(), std::mem::take(&mut page), expect(fresh))

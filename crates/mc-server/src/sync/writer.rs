@@ -279,7 +279,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                             if s.pending_init.is_empty() && !s.initial_sync_done {
                                 s.initial_sync_done = true;
                                 s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
-                                debug!(cluster = %s.version, "initial sync done");
+                                debug!(cluster = cluster.name(), "initial sync done");
                             }
                         })
                     }
