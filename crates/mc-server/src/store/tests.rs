@@ -822,3 +822,70 @@ async fn a_deferred_index_whose_statement_was_changed_is_not_run() {
     assert!(why.contains("failed") && why.contains("retrying"), "{why}");
     assert_eq!(s.count("c1").await.unwrap(), 0, "the resources table is still there");
 }
+
+/// Every column of the `resources` rows of `resource`, but `update_at`, in id order.
+async fn resource_rows(store: &Store, resource: &str) -> Vec<Vec<sql::Cell>> {
+    let mut tx = store.begin(false).await.unwrap();
+    let mut b = sql::Builder::new(
+        tx.dialect,
+        "SELECT id, namespace, name, cluster, \"group\", version, resource, kind, resource_version, \
+         owner, uid, hash, object, create_at, delete_at FROM resources WHERE resource = ",
+    );
+    b.bind(resource).push(" ORDER BY id");
+    let cols = [
+        Col::Int,
+        Col::Text,
+        Col::Text,
+        Col::Text,
+        Col::Text,
+        Col::Text,
+        Col::Text,
+        Col::Text,
+        Col::OptText,
+        Col::OptText,
+        Col::Text,
+        Col::OptText,
+        Col::Text,
+        Col::Text,
+        Col::OptText,
+    ];
+    let rows = tx.fetch(b.finish(), &cols).await.unwrap();
+    tx.commit().await.unwrap();
+    rows.into_iter().map(|r| r.0).collect()
+}
+
+#[tokio::test]
+async fn a_first_list_page_of_one_type_is_stored_as_a_batch_of_several_types_is() {
+    // A page of one type binds its cluster and type once (a SELECT over VALUES); the same
+    // objects with one of another type in their batch are rows of their own (plain VALUES).
+    let pod = |i: usize| {
+        let mut meta = json!({
+            "name": format!("p{i}"), "namespace": "ns", "uid": format!("u{i}"), "resourceVersion": format!("{}", 40 + i),
+            "labels": {"app": "x", "i": i.to_string()}, "creationTimestamp": "2024-01-02T03:04:05Z",
+        });
+        if i % 2 == 0 {
+            meta["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "owner-1", "controller": true}]);
+        }
+        StoredObject::from_json(pods(), "Pod", json!({"metadata": meta, "spec": {"n": i}})).unwrap()
+    };
+    let page: Vec<Change> = (0..7).map(|i| Change::Upsert(pod(i))).collect();
+    let typed = Store::connect("sqlite::memory:").await.unwrap();
+    typed.apply_changes("c1", &page, Expect::NewRows).await.unwrap();
+    let mut mixed_batch = page.clone();
+    mixed_batch.push(Change::Upsert(object(&deployments(), Some("ns"), "d", "ud", &[("app", "x")])));
+    let mixed = Store::connect("sqlite::memory:").await.unwrap();
+    mixed.apply_changes("c1", &mixed_batch, Expect::NewRows).await.unwrap();
+
+    let rows = resource_rows(&typed, "pods").await;
+    assert_eq!(rows.len(), 7);
+    assert_eq!(rows, resource_rows(&mixed, "pods").await);
+    assert_eq!(rows[0][3], sql::Cell::Text("c1".into()));
+    assert_eq!(rows[0][7], sql::Cell::Text("Pod".into()));
+    assert_eq!(rows[0][9], sql::Cell::Text("owner-1".into()));
+    assert_eq!(rows[1][9], sql::Cell::Null);
+    assert_eq!(rows[1][8], sql::Cell::Text("41".into()));
+    assert_eq!(rows[0][13], sql::Cell::Text("2024-01-02 03:04:05".into()));
+    assert_eq!(label_rows(&typed).await, 14);
+    let q = Query { labels: Some(LabelSelector::parse("i=3").unwrap()), ..Query::default() };
+    assert_eq!(list(&typed, q).await, ["c1/p3"]);
+}
