@@ -33,9 +33,9 @@ pub struct StoredObject {
     /// The whole object as JSON text, already stripped (managed fields) and redacted (secrets)
     /// by the caller.
     pub object: RawObject,
-    /// `metadata.creationTimestamp` as written by Kubernetes (RFC 3339, e.g.
-    /// `2024-02-29T12:34:56Z`); `None` (or an unparsable value) stores the time of writing.
-    pub created_at: Option<String>,
+    /// `metadata.creationTimestamp` in unix seconds; `None` (none, or not RFC 3339 as Kubernetes
+    /// writes it, e.g. `2024-02-29T12:34:56Z`) stores the time of writing.
+    pub created_at: Option<i64>,
 }
 
 impl StoredObject {
@@ -73,7 +73,7 @@ impl StoredObject {
             kind,
             namespace: text("namespace").unwrap_or_default(),
             resource_version: text("resourceVersion").unwrap_or_default(),
-            created_at: text("creationTimestamp"),
+            created_at: text("creationTimestamp").as_deref().and_then(parse_rfc3339),
             owner_uid,
             labels,
             name,
@@ -212,7 +212,7 @@ mod tests {
         assert_eq!(o.resource_version, "42");
         assert_eq!(o.owner_uid.as_deref(), Some("rs-1"));
         assert_eq!(o.labels.get("app").map(String::as_str), Some("web"));
-        assert_eq!(o.created_at.as_deref().and_then(parse_rfc3339), Some(1_709_210_096));
+        assert_eq!(o.created_at, Some(1_709_210_096));
         assert_eq!(o.object.value()["apiVersion"], "v1");
         assert_eq!(o.object.value()["kind"], "Pod");
     }

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use mc_types::Gvr;
 use mc_types::selector::{LabelSelector, Operator};
 
-use super::object::parse_rfc3339;
 use super::{Cursor, StoredObject};
 
 /// The SQL flavour of a backend.
@@ -499,7 +498,7 @@ fn push_typed_resource_rows(
         b.push(", ").bind(o.name.as_str()).push(", ").bind(o.resource_version.as_str());
         b.push(", ").bind(Arg::OptText(o.owner_uid.clone())).push(", ").bind(o.uid.as_str());
         b.push(", ").bind(p.hash.as_str()).push(", ").bind(o.object.text().to_string());
-        b.push(", ").bind(Arg::OptInt(o.created_at.as_deref().and_then(parse_rfc3339))).push(")");
+        b.push(", ").bind(Arg::OptInt(o.created_at)).push(")");
     }
     b.push(") AS v WHERE true");
 }
@@ -527,7 +526,7 @@ fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], fir
         b.push(", ").bind(o.uid.as_str());
         b.push(", ").bind(p.hash.as_str());
         b.push(", ").bind(o.object.text().to_string());
-        b.push(", ").bind_unix_time(o.created_at.as_deref().and_then(parse_rfc3339));
+        b.push(", ").bind_unix_time(o.created_at);
         b.push(", CURRENT_TIMESTAMP, NULL)");
     }
 }

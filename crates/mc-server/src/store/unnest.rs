@@ -5,7 +5,6 @@
 //! objects). Here a chunk of any size is the same text with 13 parameters: prepared once per
 //! connection, planned once, and the rows travel as 13 binary arrays.
 
-use super::object::parse_rfc3339;
 use super::sql::{Array, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
 
 /// Objects (and label rows) per statement: no parameter limit applies, so a whole batch of the
@@ -39,7 +38,7 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
         }
         columns[9].push(o.object.text().to_string());
         owners.push(o.owner_uid.clone());
-        created.push(o.created_at.as_deref().and_then(parse_rfc3339));
+        created.push(o.created_at);
     }
     let [namespace, name, group, version, resource, kind, rv, uid, hash, object] = columns;
     let mut b = Builder::new(Dialect::Postgres, "INSERT INTO resources (");

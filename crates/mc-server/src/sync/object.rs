@@ -55,7 +55,8 @@ impl Prepare {
             let controller = refs.iter().find(|r| r.controller == Some(true));
             controller.or(refs.first()).map(|r| r.uid.clone())
         });
-        let created_at = meta.creation_timestamp.as_ref().map(|t| t.0.to_string());
+        // Seconds, as the store writes them: no text to format here and parse again there.
+        let created_at = meta.creation_timestamp.as_ref().map(|t| t.0.as_second());
 
         let json = StoredJson {
             api_version: &gvr.api_version(),
@@ -262,6 +263,18 @@ mod tests {
             r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","controller":true,"kind":"Y","name":"b","uid":"o2"}],"uid":"u2"},"data":{"k":"v \u00e9"},"binaryData":{}}"#
         );
         assert_eq!(row.owner_uid.as_deref(), Some("o2"), "the controlling owner wins");
+        assert_eq!(row.created_at, None, "no creationTimestamp: the store writes the time of writing");
+    }
+
+    #[test]
+    fn the_creation_time_is_kept_in_unix_seconds() {
+        let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
+        let obj: WatchedObject = serde_json::from_str(text).unwrap();
+        let row = Prepare { redact_secrets: true }
+            .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
+            .unwrap();
+        assert_eq!(row.created_at, Some(1_709_210_096));
+        assert_eq!(row.object.value()["metadata"]["creationTimestamp"], "2024-02-29T12:34:56Z");
     }
 
     /// Every secret value of a text, found anywhere in the stored JSON, counted.
