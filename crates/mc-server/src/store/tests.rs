@@ -863,7 +863,7 @@ async fn a_first_list_page_of_one_type_is_stored_as_a_batch_of_several_types_is(
             "name": format!("p{i}"), "namespace": "ns", "uid": format!("u{i}"), "resourceVersion": format!("{}", 40 + i),
             "labels": {"app": "x", "i": i.to_string()}, "creationTimestamp": "2024-01-02T03:04:05Z",
         });
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             meta["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "owner-1", "controller": true}]);
         }
         StoredObject::from_json(pods(), "Pod", json!({"metadata": meta, "spec": {"n": i}})).unwrap()
