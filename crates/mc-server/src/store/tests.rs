@@ -832,23 +832,17 @@ async fn resource_rows(store: &Store, resource: &str) -> Vec<Vec<sql::Cell>> {
          owner, uid, hash, object, create_at, delete_at FROM resources WHERE resource = ",
     );
     b.bind(resource).push(" ORDER BY id");
+    // id; namespace to kind; resource_version, owner; uid; hash; object, create_at; delete_at.
     let cols = [
-        Col::Int,
-        Col::Text,
-        Col::Text,
-        Col::Text,
-        Col::Text,
-        Col::Text,
-        Col::Text,
-        Col::Text,
-        Col::OptText,
-        Col::OptText,
-        Col::Text,
-        Col::OptText,
-        Col::Text,
-        Col::Text,
-        Col::OptText,
-    ];
+        &[Col::Int][..],
+        &[Col::Text; 7],
+        &[Col::OptText; 2],
+        &[Col::Text],
+        &[Col::OptText],
+        &[Col::Text; 2],
+        &[Col::OptText],
+    ]
+    .concat();
     let rows = tx.fetch(b.finish(), &cols).await.unwrap();
     tx.commit().await.unwrap();
     rows.into_iter().map(|r| r.0).collect()
