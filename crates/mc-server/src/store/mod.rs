@@ -557,19 +557,8 @@ impl Store {
         let (conn, guard) = match &self.pool {
             Pool::Sqlite(p) if access != Access::Read => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
-                // IMMEDIATE takes the write lock up front: no busy error half-way through.
-                let tx = match (&p.upserts, access) {
-                    (Some(upserts), Access::Upserts) => upserts.begin_with("BEGIN IMMEDIATE").await?,
-                    (Some(_), _) => p.main.begin_with("BEGIN IMMEDIATE").await?,
-                    // `:memory:`'s one connection switches the checks for each write transaction
-                    // (sqlite3_exec runs both statements; the pragma is a no-op inside a
-                    // transaction, so it comes first).
-                    (None, Access::Upserts) => {
-                        p.main.begin_with("PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE").await?
-                    }
-                    (None, _) => p.main.begin_with("PRAGMA foreign_keys = ON; BEGIN IMMEDIATE").await?,
-                };
-                (Conn::Sqlite(tx), Some(guard))
+                let (pool, begin) = p.writer(access == Access::Upserts);
+                (Conn::Sqlite(pool.begin_with(begin).await?), Some(guard))
             }
             Pool::Sqlite(p) => (Conn::Sqlite(p.main.begin().await?), None),
             // In a task of its own (see `Tx`): a BEGIN whose caller is dropped still completes,

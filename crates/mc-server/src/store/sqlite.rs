@@ -29,6 +29,19 @@ pub(super) struct Pools {
 }
 
 impl Pools {
+    /// The pool of a write transaction (`upserts`: one that deletes no object), and the SQL that
+    /// begins it. IMMEDIATE takes the write lock up front: no busy error half-way through.
+    /// `:memory:`'s one connection switches the checks for each write transaction (sqlite3_exec
+    /// runs both statements; the pragma is a no-op inside a transaction, so it comes first).
+    pub(super) fn writer(&self, upserts: bool) -> (&SqlitePool, &'static str) {
+        match (&self.upserts, upserts) {
+            (Some(pool), true) => (pool, "BEGIN IMMEDIATE"),
+            (Some(_), false) => (&self.main, "BEGIN IMMEDIATE"),
+            (None, true) => (&self.main, "PRAGMA foreign_keys = OFF; BEGIN IMMEDIATE"),
+            (None, false) => (&self.main, "PRAGMA foreign_keys = ON; BEGIN IMMEDIATE"),
+        }
+    }
+
     pub(super) async fn close(&self) {
         self.main.close().await;
         if let Some(upserts) = &self.upserts {
@@ -60,33 +73,24 @@ pub(super) async fn connect(url: &str) -> Result<Pools> {
     if !memory && let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
     }
-    if memory {
+    let main = if memory {
         // Every connection to `:memory:` is a database of its own: keep exactly one, forever.
-        let main = SqlitePoolOptions::new()
-            .max_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(options)
-            .await
-            .map_err(connect_error)?;
-        MIGRATOR.run(&main).await.map_err(|error| Error::Migrate { backend: "sqlite", error })?;
-        return Ok(Pools { main, upserts: None });
+        SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None)
+    } else {
+        SqlitePoolOptions::new().max_connections(4)
     }
-    let main = SqlitePoolOptions::new()
-        .max_connections(4)
-        .connect_with(options.clone())
-        .await
-        .map_err(connect_error)?;
+    .connect_with(options.clone())
+    .await
+    .map_err(connect_error)?;
     MIGRATOR.run(&main).await.map_err(|error| Error::Migrate { backend: "sqlite", error })?;
-    // One connection, kept: its prepared statements are the point of it.
-    let upserts = SqlitePoolOptions::new()
-        .max_connections(1)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options.foreign_keys(false))
-        .await
-        .map_err(connect_error)?;
-    Ok(Pools { main, upserts: Some(upserts) })
+    let upserts = if memory {
+        None
+    } else {
+        // One connection, kept: its prepared statements are the point of it.
+        let pool = SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None);
+        Some(pool.connect_with(options.foreign_keys(false)).await.map_err(connect_error)?)
+    };
+    Ok(Pools { main, upserts })
 }
 
 /// Binds by value, taking the statement's arguments: sqlx hands SQLite's worker thread arguments
