@@ -806,7 +806,7 @@ impl Store {
     }
 
     /// The resource version of every stored object of one type in one cluster, by uid, read a
-    /// page at a time into a compact map: a relist skips the objects stored at their version and
+    /// page at a time into a compact sorted array: a relist skips the objects stored at their version and
     /// marks what it lists (see [`Store::delete_missing`]).
     pub async fn relist_keys(&self, cluster: &str, gvr: &Gvr) -> Result<RelistKeys> {
         let mut tx = self.begin(false).await?;
@@ -816,6 +816,7 @@ impl Store {
             RelistKeys::with_capacity(rows.first().map_or(0, |r| r.int(0)).try_into().unwrap_or(0));
         each_key(&mut tx, cluster, gvr, |_, uid, version| keys.insert(uid, version)).await?;
         tx.commit().await?;
+        keys.seal();
         Ok(keys)
     }
 
