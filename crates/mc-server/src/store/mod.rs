@@ -1045,7 +1045,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
             labels.extend(sql::label_rows(with_ids));
         }
     }
-    let mut inserts = labels.chunks(label_chunk).map(|rows| sql::insert_labels(d, rows));
+    let mut inserts = sql::pieces(d, &labels, label_chunk).map(|rows| sql::insert_labels(d, rows));
     let mut next = inserts.next();
     while let Some(insert) = next.take() {
         let (done, following) = overlapped(tx.execute(insert), || inserts.next()).await;
