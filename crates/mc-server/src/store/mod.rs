@@ -806,8 +806,8 @@ impl Store {
     }
 
     /// The resource version of every stored object of one type in one cluster, by uid, read a
-    /// page at a time into a compact sorted array: a relist skips the objects stored at their version and
-    /// marks what it lists (see [`Store::delete_missing`]).
+    /// page at a time into a compact sorted array: a relist skips the objects stored at their
+    /// version and marks what it lists (see [`Store::delete_missing`]).
     pub async fn relist_keys(&self, cluster: &str, gvr: &Gvr) -> Result<RelistKeys> {
         let mut tx = self.begin(false).await?;
         // Sized once: a map that doubles as it fills holds both tables while it moves.

@@ -365,7 +365,7 @@ pub(crate) const CHUNK: usize = 500;
 /// on MySQL/MariaDB a transaction of more statements holds its locks longer, and writers of
 /// different clusters at once (replicas sharing it) deadlocked again and again (12 writers of
 /// 20 objects each, 50 deadlocks in a row in the store scenario).
-pub(crate) fn piece(d: Dialect, n: usize, most: usize) -> usize {
+fn piece(d: Dialect, n: usize, most: usize) -> usize {
     match n {
         _ if d != Dialect::Sqlite || n >= most => n.min(most),
         0 => 0,
@@ -946,7 +946,7 @@ mod tests {
             let cut: Vec<usize> = pieces(d, &items, 2000).map(<[_]>::len).collect();
             assert_eq!(cut, [2000, 2000, 1], "{d:?}: the rest in one statement");
         }
-        // The statements themselves: 1,000 label rows (a list page's, 1 label each) in 2 texts.
+        // The statements themselves: 1,000 label rows (a list page's, 1 label each), in 6 pieces.
         let labels: Vec<(i64, &str, &str)> = (0..1000).map(|i| (i, "k", "v")).collect();
         let statements: Vec<Stmt> = pieces(Dialect::Sqlite, &labels, LABEL_CHUNK)
             .map(|rows| insert_labels(Dialect::Sqlite, rows))
