@@ -133,6 +133,11 @@ impl Error {
         }
     }
 
+    /// A unique key that the statement would have broken (a row already stored).
+    pub(crate) fn is_duplicate(&self) -> bool {
+        matches!(self, Error::Query(sqlx::Error::Database(db)) if db.is_unique_violation())
+    }
+
     /// A deadlock or serialization failure (SQLSTATE 40001, 40P01): the database rolled the
     /// transaction back because a concurrent one held what it needed. Trying it again at once
     /// usually passes; it says nothing about the database being away.
@@ -417,6 +422,26 @@ impl Tx {
         .await?;
         self.conn = Some(conn);
         result
+    }
+
+    /// MySQL/MariaDB: runs an `INSERT`; answers how many rows it inserted and the id given to
+    /// the first of them.
+    async fn insert(&mut self, stmt: Stmt) -> Result<(u64, i64)> {
+        let mut conn = self.take()?;
+        let (conn, result) = detached(async move {
+            let result = match &mut conn {
+                Conn::MySql(tx) => mysql::insert(tx, &stmt).await,
+                // Only `write_objects` calls this, and only on MySQL.
+                Conn::Sqlite(_) | Conn::Postgres(_) => Err(Error::Query(sqlx::Error::Protocol(
+                    "an insert that answers its first id is MySQL's".into(),
+                ))),
+            };
+            (conn, result)
+        })
+        .await?;
+        self.conn = Some(conn);
+        let (rows, first) = result?;
+        Ok((rows, i64::try_from(first).unwrap_or(0)))
     }
 
     async fn fetch(&mut self, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
@@ -969,6 +994,12 @@ async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<
 /// chunk is new, their label rows are written with those ids, without reading ids back or
 /// deleting labels. A chunk with an object already stored is then upserted as any other. Other
 /// writes (watch events, a relist's changes: mostly stored objects) are upserted at once.
+///
+/// On MySQL/MariaDB, such objects are inserted by a plain `INSERT`, which answers the first id
+/// it gave: when the row of the last id is the chunk's last object ([`consecutive`]), the ids
+/// are known without reading them back by uid, and there are no label rows to delete. A chunk
+/// with an object already stored fails with a duplicate key (only that statement is rolled
+/// back) and is upserted.
 async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], expect: Expect) -> Result<()> {
     let d = tx.dialect;
     // Labels of every chunk, inserted at the end in as few statements as the limits allow.
@@ -984,38 +1015,67 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
         }
         _ => None,
     };
+    // MySQL/MariaDB: a first list's chunks as plain inserts, whose ids InnoDB answers.
+    let inserts = d == Dialect::MySql && expect == Expect::NewRows;
     let mut offset = 0;
     let mut chunks = sql::write_chunks(d, objects).map(|chunk| {
         let step = match first_id.map(|first| first + offset) {
-            Some(first) => (Some(first), sql::insert_new_resources(cluster, chunk, first)),
-            None => (None, sql::upsert_resources(d, cluster, chunk)),
+            Some(first) => (Write::NewIds(first), sql::insert_new_resources(cluster, chunk, first)),
+            None if inserts => (Write::Insert, sql::insert_resources(cluster, chunk)),
+            None => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
         };
         offset += chunk.len() as i64;
         (chunk, step)
     });
     let mut next = chunks.next();
-    while let Some((chunk, (first, stmt))) = next.take() {
-        let rows = if let Some(first) = first {
-            let (inserted, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
-            next = following;
-            let inserted = inserted?;
-            if inserted == chunk.len() as u64 {
-                let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
-                labels.extend(sql::label_rows(with_ids));
-                continue;
+    while let Some((chunk, (write, stmt))) = next.take() {
+        let rows = match write {
+            Write::NewIds(first) => {
+                let (inserted, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
+                next = following;
+                let inserted = inserted?;
+                if inserted == chunk.len() as u64 {
+                    let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
+                    labels.extend(sql::label_rows(with_ids));
+                    continue;
+                }
+                // Some were stored already: all are there now, and the upsert writes and answers them.
+                tx.fetch(sql::upsert_resources(d, cluster, chunk), sql::upsert_cols(d)).await?
             }
-            // Some were stored already: all are there now, and the upsert writes and answers them.
-            tx.fetch(sql::upsert_resources(d, cluster, chunk), sql::upsert_cols(d)).await?
-        } else if sql::upsert_returns_ids(d) {
-            let (rows, following) = overlapped(tx.fetch(stmt, sql::upsert_cols(d)), || chunks.next()).await;
-            next = following;
-            rows?
-        } else {
-            let (done, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
-            next = following;
-            done?;
-            let uids = chunk.iter().map(|p| p.object.uid.as_str());
-            tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+            Write::Insert => {
+                let (inserted, following) = overlapped(tx.insert(stmt), || chunks.next()).await;
+                next = following;
+                match inserted {
+                    Ok((n, first)) => {
+                        if n == chunk.len() as u64 && consecutive(tx, cluster, chunk, first).await? {
+                            let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
+                            labels.extend(sql::label_rows(with_ids));
+                            continue;
+                        }
+                        // Ids given out of order (another `innodb_autoinc_lock_mode`): read back.
+                    }
+                    // Only this statement was rolled back; the upsert writes the chunk.
+                    Err(e) if e.is_duplicate() => {
+                        tx.execute(sql::upsert_resources(d, cluster, chunk)).await.map(drop)?
+                    }
+                    Err(e) => return Err(e),
+                }
+                let uids = chunk.iter().map(|p| p.object.uid.as_str());
+                tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+            }
+            Write::Upsert if sql::upsert_returns_ids(d) => {
+                let (rows, following) =
+                    overlapped(tx.fetch(stmt, sql::upsert_cols(d)), || chunks.next()).await;
+                next = following;
+                rows?
+            }
+            Write::Upsert => {
+                let (done, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
+                next = following;
+                done?;
+                let uids = chunk.iter().map(|p| p.object.uid.as_str());
+                tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+            }
         };
         // (id, created by this upsert) by (group, version, resource, uid), borrowed from the rows:
         // only PostgreSQL tells the second, others answer `false`.
@@ -1053,6 +1113,35 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
         done?;
     }
     Ok(())
+}
+
+/// How [`write_objects`] writes a chunk first.
+enum Write {
+    /// SQLite: as new rows with these ids and the ones after, skipping stored ones.
+    NewIds(i64),
+    /// MySQL/MariaDB: as new rows, by a plain insert that fails if one is stored.
+    Insert,
+    /// Inserted or updated.
+    Upsert,
+}
+
+/// Whether the rows a plain insert of `chunk` (of `cluster`) just wrote have the ids `first`,
+/// `first + 1`, … in its order: the row of the last id is the chunk's last object. An insert's
+/// ids increase row by row, so its rows are then exactly the ids between. InnoDB gives a plain
+/// multi-row insert consecutive ids with `innodb_autoinc_lock_mode` 0 or 1 (MariaDB's default)
+/// and `auto_increment_increment` 1; with others, this says no and the ids are read back.
+async fn consecutive(tx: &mut Tx, cluster: &str, chunk: &[Prepared<'_>], first: i64) -> Result<bool> {
+    let (Some(last), Some(at)) = (chunk.last(), first.checked_add(chunk.len() as i64 - 1)) else {
+        return Ok(false);
+    };
+    let rows = tx.fetch(sql::select_key_by_id(tx.dialect, at), &sql::KEY_BY_ID_COLS).await?;
+    let o = last.object;
+    Ok(first > 0
+        && rows.first().is_some_and(|r| {
+            (r.str(1), r.str(2), r.str(3), r.str(4))
+                == (o.gvr.group.as_str(), o.gvr.version.as_str(), o.gvr.resource.as_str(), o.uid.as_str())
+                && r.str(5) == cluster
+        }))
 }
 
 /// Runs `work` on this task while `step`, a statement of a [`Tx`], is under way in the

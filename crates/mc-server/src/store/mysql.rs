@@ -76,6 +76,13 @@ pub(super) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<u
     Ok(bind(stmt).execute(conn).await?.rows_affected())
 }
 
+/// Runs an `INSERT` and answers how many rows it inserted and the id given to the first of them
+/// (MySQL's `LAST_INSERT_ID()` of the statement).
+pub(super) async fn insert(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<(u64, u64)> {
+    let done = bind(stmt).execute(conn).await?;
+    Ok((done.rows_affected(), done.last_insert_id()))
+}
+
 /// Text comes back as bytes: sqlx refuses `String` for columns flagged BINARY, which MySQL sets
 /// for every `utf8mb4_bin` column.
 fn text(bytes: Vec<u8>) -> Result<String> {

@@ -477,6 +477,34 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
     b.finish()
 }
 
+/// MySQL/MariaDB: plain multi-row insert of `rows` as new rows, without `ON DUPLICATE KEY
+/// UPDATE`. InnoDB gives the rows of such an insert consecutive ids (with
+/// `innodb_autoinc_lock_mode` 0 or 1, MariaDB's default) and tells the first: the writer then
+/// knows every id without reading them back by uid, and new rows have no label rows to delete
+/// (see `store::write_objects`, which checks the last id). A row already stored fails the
+/// statement with a duplicate key, and only the statement is rolled back.
+pub(crate) fn insert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+    let mut b = Builder::new(Dialect::MySql, "INSERT INTO resources (");
+    b.push(RESOURCE_COLUMNS).push(") VALUES ");
+    push_resource_rows(&mut b, cluster, rows, None);
+    if kept(rows.len(), CHUNK) {
+        b.reusable();
+    }
+    b.finish()
+}
+
+/// The row with this id, as [`IDS_BY_UID_COLS`] with the cluster last: `id, group, version,
+/// resource, uid, cluster`.
+pub(crate) fn select_key_by_id(d: Dialect, id: i64) -> Stmt {
+    let mut b =
+        Builder::new(d, "SELECT id, \"group\", version, resource, uid, cluster FROM resources WHERE id = ");
+    b.bind(id);
+    b.finish()
+}
+
+/// What [`select_key_by_id`] answers.
+pub(crate) const KEY_BY_ID_COLS: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];
+
 /// SQLite: inserts `rows` with the ids `first_id`, `first_id + 1`, … (above every id of the
 /// table), skipping a row whose natural key is already stored. When every row is inserted, the
 /// writer knows their ids without asking and they have no label rows yet (see

@@ -140,6 +140,30 @@ async fn labels_disagree(store: &Store) -> (i64, i64) {
     (rows[0].int(0), rows[0].int(1))
 }
 
+/// MySQL/MariaDB trust the ids a plain insert tells only when the row of the last one is the
+/// chunk's last object, of its cluster and type: checked here on rows SQLite stored (ids 1-5).
+#[tokio::test]
+async fn ids_an_insert_tells_are_trusted_only_when_the_last_is_the_last_objects() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let objects: Vec<StoredObject> =
+        (0..5).map(|i| object(&pods(), Some("ns"), &format!("p{i}"), &format!("u{i}"), &[])).collect();
+    s.apply_batch("c1", objects.iter().cloned().map(Change::Upsert).collect()).await.unwrap();
+    s.apply_batch("c2", vec![Change::Upsert(object(&pods(), Some("ns"), "q", "uq", &[]))]).await.unwrap();
+    let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
+    let mut tx = s.begin(false).await.unwrap();
+    assert!(consecutive(&mut tx, "c1", &prepared, 1).await.unwrap());
+    assert!(consecutive(&mut tx, "c1", &prepared[1..], 2).await.unwrap());
+    // Id 6 is another cluster's object; id 5 is not the fourth object; the cluster differs.
+    assert!(!consecutive(&mut tx, "c1", &prepared, 2).await.unwrap());
+    assert!(!consecutive(&mut tx, "c1", &prepared[..4], 2).await.unwrap());
+    assert!(!consecutive(&mut tx, "c2", &prepared, 1).await.unwrap());
+    // No id told (0), or nothing inserted.
+    assert!(!consecutive(&mut tx, "c1", &prepared[4..], 0).await.unwrap());
+    assert!(!consecutive(&mut tx, "c1", &prepared[..0], 1).await.unwrap());
+    tx.commit().await.unwrap();
+}
+
 /// Label rows follow each write, whether it creates or updates its row, one object or a list's
 /// page at a time, and whatever the batch was expected to be (SQLite inserts the objects of a
 /// batch expected to be new as new rows with ids it does not read back, and upserts a chunk where

@@ -47,6 +47,18 @@ impl Ctx {
         .await
     }
 
+    /// Label rows that are not their object's: of no stored object, or an `own` label whose
+    /// value is not the uid of the object its row points to (scenarios give every object
+    /// `own=<its uid>`). A row written with another object's id shows here.
+    pub async fn stray_label_rows(&self) -> i64 {
+        let key = if self.kind == Kind::MySql { "`key`" } else { "\"key\"" };
+        self.count(&format!(
+            "SELECT COUNT(*) FROM resource_labels l LEFT JOIN resources r ON r.id = l.resource_id \
+             WHERE r.id IS NULL OR (l.{key} = 'own' AND l.value <> r.uid)"
+        ))
+        .await
+    }
+
     /// A `SELECT COUNT(…)` read around the store.
     async fn count(&self, sql: &str) -> i64 {
         match self.kind {

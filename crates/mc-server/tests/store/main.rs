@@ -54,6 +54,7 @@ conformance!(
     delete_cluster_removes_objects_labels_and_row,
     deletions_after_upserts_take_their_label_rows,
     concurrent_writers_of_different_clusters_meet_only_conflicts,
+    label_rows_are_their_objects_whatever_a_write_expects,
     delete_missing_keeps_only_the_listed_uids,
     cluster_names_come_from_objects_and_rows,
     delete_gvr_removes_one_type_of_one_cluster,

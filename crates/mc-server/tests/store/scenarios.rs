@@ -452,6 +452,8 @@ pub async fn deletions_after_upserts_take_their_label_rows(ctx: Ctx) {
 /// Writers of different clusters at the same time (replicas sharing a database): every write
 /// passes, or fails only with a conflict (on MySQL/MariaDB, a deadlock on the gap locks of the
 /// label rows), which the sync tries again at once (`sync::resilient`) — never another error.
+/// Each writes a first list's page, then other new objects as watch events (upserts). On
+/// MySQL/MariaDB, the first list's plain inserts meet no deadlock; the upserts of new rows do.
 pub async fn concurrent_writers_of_different_clusters_meet_only_conflicts(ctx: Ctx) {
     const CLUSTERS: usize = 12;
     const EACH: usize = 20;
@@ -459,33 +461,95 @@ pub async fn concurrent_writers_of_different_clusters_meet_only_conflicts(ctx: C
         let s = ctx.store.clone();
         tokio::spawn(async move {
             let cluster = format!("c{c}");
-            let batch: Vec<Change> = (0..EACH)
-                .map(|i| {
-                    upsert(&pods(), Some("ns"), &format!("p{i}"), &format!("{cluster}-{i}"), &[("a", "b")])
-                })
-                .collect();
-            let mut conflicts = 0;
-            loop {
-                match s.apply_changes(&cluster, &batch, Expect::NewRows).await {
-                    Ok(()) => return conflicts,
-                    Err(e) => {
-                        assert!(e.is_conflict(), "{cluster}: not a conflict: {e}");
-                        conflicts += 1;
-                        assert!(conflicts < 50, "{cluster}: {conflicts} conflicts in a row");
-                    }
+            let batch = |prefix: &str| -> Vec<Change> {
+                (0..EACH)
+                    .map(|i| {
+                        let uid = format!("{cluster}-{prefix}{i}");
+                        upsert(
+                            &pods(),
+                            Some("ns"),
+                            &format!("{prefix}{i}"),
+                            &uid,
+                            &[("a", prefix), ("own", &uid)],
+                        )
+                    })
+                    .collect()
+            };
+            let mut conflicts = [0, 0];
+            for (round, (batch, expect)) in
+                [(batch("p"), Expect::NewRows), (batch("q"), Expect::Any)].into_iter().enumerate()
+            {
+                while let Err(e) = s.apply_changes(&cluster, &batch, expect).await {
+                    assert!(e.is_conflict(), "{cluster}: not a conflict: {e}");
+                    conflicts[round] += 1;
+                    assert!(conflicts[round] < 50, "{cluster}: {conflicts:?} conflicts in a row");
                 }
             }
+            conflicts
         })
     });
-    let mut conflicts = 0;
+    let mut conflicts = [0, 0];
     for writer in futures::future::join_all(writers).await {
-        conflicts += writer.unwrap();
+        let [new, updated] = writer.unwrap();
+        conflicts = [conflicts[0] + new, conflicts[1] + updated];
     }
-    eprintln!("{:?}: {conflicts} conflicts among {CLUSTERS} concurrent writers", ctx.kind);
+    eprintln!(
+        "{:?}: {} conflicts writing a first list, {} writing watch events, among {CLUSTERS} concurrent writers",
+        ctx.kind, conflicts[0], conflicts[1]
+    );
     for c in 0..CLUSTERS {
-        assert_eq!(ctx.store.count(&format!("c{c}")).await.unwrap(), EACH as u64);
+        assert_eq!(ctx.store.count(&format!("c{c}")).await.unwrap(), 2 * EACH as u64);
     }
-    assert_eq!(ctx.table_rows("resource_labels").await, (CLUSTERS * EACH) as i64);
+    assert_eq!(ctx.table_rows("resource_labels").await, (4 * CLUSTERS * EACH) as i64);
+    assert_eq!(list(&ctx, labels_query("a=q")).await.len(), CLUSTERS * EACH);
+    // Each row's labels are its own: on MySQL/MariaDB the writers' inserts learnt their ids
+    // from the database while the others inserted too.
+    assert_eq!(ctx.stray_label_rows().await, 0);
+}
+
+/// Every label row is its object's, however a write learns the ids of the rows it creates
+/// (SQLite picks them, MySQL/MariaDB are told the first id of a plain insert and check the last,
+/// PostgreSQL reads them back), including a first list's page that finds some objects stored
+/// (MySQL/MariaDB's insert then fails on a duplicate key, and the chunk is upserted).
+pub async fn label_rows_are_their_objects_whatever_a_write_expects(ctx: Ctx) {
+    let s = &ctx.store;
+    let obj = |cluster: &str, name: &str, app: &str| {
+        let uid = format!("{cluster}-{name}");
+        upsert(&pods(), Some("ns"), name, &uid, &[("app", app), ("own", &uid)])
+    };
+    let page = |cluster: &str, from: usize, to: usize, app: &str| -> Vec<Change> {
+        (from..to).map(|i| obj(cluster, &format!("n{i:04}"), app)).collect()
+    };
+    s.apply_batch("c1", vec![obj("c1", "a", "web"), obj("c1", "b", "web"), obj("c1", "c", "x")])
+        .await
+        .unwrap();
+    // A first list of more than two chunks, after a deletion that frees the largest id.
+    let mut batch = vec![delete(&pods(), Some("ns"), "c", "c1-c")];
+    batch.extend(page("c1", 0, 1100, "new"));
+    s.apply_changes("c1", &batch, Expect::NewRows).await.unwrap();
+    // Another cluster's first list, then a page expected new of which a third is stored.
+    s.apply_changes("c2", &page("c2", 0, 700, "other"), Expect::NewRows).await.unwrap();
+    s.apply_changes("c1", &page("c1", 900, 1500, "mixed"), Expect::NewRows).await.unwrap();
+    assert_eq!(ctx.stray_label_rows().await, 0);
+    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 700));
+    // Watch events and a relist's changes over them: updated rows, their labels replaced.
+    s.apply_changes("c1", &page("c1", 0, 600, "relisted"), Expect::Any).await.unwrap();
+    s.apply_batch("c2", vec![obj("c2", "n0005", "moved"), obj("c2", "new", "moved")]).await.unwrap();
+    assert_eq!(ctx.stray_label_rows().await, 0);
+    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 701));
+    let ctx = &ctx;
+    let count = |q: &str| {
+        let q = labels_query(q);
+        async move { list(ctx, q).await.len() }
+    };
+    assert_eq!(list(ctx, labels_query("app=web")).await, ["c1/a", "c1/b"]);
+    assert_eq!(count("app=new").await, 300);
+    assert_eq!(count("app=mixed").await, 600);
+    assert_eq!(count("app=relisted").await, 600);
+    assert_eq!(count("app=other").await, 699);
+    assert_eq!(list(ctx, labels_query("app=moved,own=c2-n0005")).await, ["c2/n0005"]);
+    assert_eq!(list(ctx, labels_query("own=c1-n1234")).await, ["c1/n1234"]);
+    assert!(list(ctx, labels_query("app=x")).await.is_empty());
 }
 
 /// A write that waited too long for another transaction's lock (MySQL/MariaDB's lock wait
