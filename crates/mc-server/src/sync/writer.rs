@@ -345,19 +345,31 @@ fn push(
 }
 
 /// Writes what is pending, one transaction per cluster. On PostgreSQL the clusters'
-/// transactions run concurrently (their rows are disjoint); SQLite would take them in turn
-/// anyway, and InnoDB's gap locks could make concurrent upserts deadlock.
+/// transactions run concurrently (their rows are disjoint). On MySQL/MariaDB they do only when
+/// each is a first list's pages, written as plain inserts: InnoDB's gap locks make concurrent
+/// upserts deadlock, and the inserts of new rows met none (see the store scenario of concurrent
+/// writers). SQLite would take them in turn anyway.
 async fn flush(w: &Writer, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
+    let concurrent = concurrently(w.store.backend(), pending.values().map(|(_, p)| p));
     let writes = std::mem::take(pending)
         .into_iter()
         .filter(|(_, (_, p))| !p.changes.is_empty())
         .map(|(name, (cluster, p))| flush_cluster(w, name, cluster, p));
-    if w.store.backend() == Backend::Postgres {
+    if concurrent {
         futures::future::join_all(writes).await;
     } else {
         for write in writes {
             write.await;
         }
+    }
+}
+
+/// Whether the clusters' transactions of one flush run at the same time (see [`flush`]).
+fn concurrently<'a>(backend: Backend, mut pending: impl Iterator<Item = &'a Pending>) -> bool {
+    match backend {
+        Backend::Postgres => true,
+        Backend::MySql => pending.all(|p| p.expect == Expect::NewRows || p.changes.is_empty()),
+        Backend::Sqlite => false,
     }
 }
 
@@ -595,5 +607,18 @@ mod tests {
         let seen: Vec<(&str, usize, Expect)> =
             pending.iter().map(|(name, (_, p))| (name.as_str(), p.changes.len(), p.expect)).collect();
         assert_eq!(seen, [("a", 5, Expect::NewRows), ("b", 5, Expect::NewRows), ("c", 5, Expect::Any)]);
+
+        // MySQL/MariaDB write clusters at the same time only when each writes a first list.
+        let flush =
+            |p: &BTreeMap<String, (Arc<Cluster>, Pending)>, b| concurrently(b, p.values().map(|(_, p)| p));
+        assert!(!flush(&pending, Backend::MySql));
+        assert!(flush(&pending, Backend::Postgres));
+        assert!(!flush(&pending, Backend::Sqlite));
+        pending.remove("c");
+        assert!(flush(&pending, Backend::MySql));
+        push(&mut pending, cluster("d"), [], now, Expect::Any);
+        assert!(flush(&pending, Backend::MySql), "a cluster with nothing to write");
+        push(&mut pending, cluster("d"), events(), now, Expect::Any);
+        assert!(!flush(&pending, Backend::MySql));
     }
 }
