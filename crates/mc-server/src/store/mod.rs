@@ -406,6 +406,19 @@ impl Tx {
     }
 
     async fn execute(&mut self, stmt: Stmt) -> Result<u64> {
+        Ok(self.run(stmt).await?.0)
+    }
+
+    /// MySQL/MariaDB: runs an `INSERT`; answers how many rows it inserted and the id given to
+    /// the first of them (0 elsewhere, or when it gave none).
+    async fn insert(&mut self, stmt: Stmt) -> Result<(u64, i64)> {
+        let (rows, first) = self.run(stmt).await?;
+        Ok((rows, first.and_then(|id| i64::try_from(id).ok()).unwrap_or(0)))
+    }
+
+    /// Runs a statement that answers no rows: how many it changed, and on MySQL/MariaDB the
+    /// first id it gave (`LAST_INSERT_ID()`).
+    async fn run(&mut self, stmt: Stmt) -> Result<(u64, Option<u64>)> {
         debug_assert!(
             !(self.upserts_only && stmt.sql.contains("DELETE FROM resources ")),
             "a transaction begun for upserts deletes objects (their label rows would stay on SQLite)"
@@ -413,35 +426,15 @@ impl Tx {
         let mut conn = self.take()?;
         let (conn, result) = detached(async move {
             let result = match &mut conn {
-                Conn::Sqlite(tx) => sqlite::execute(tx, stmt).await,
-                Conn::MySql(tx) => mysql::execute(tx, &stmt).await,
-                Conn::Postgres(tx) => postgres::execute(tx, &stmt).await,
+                Conn::Sqlite(tx) => sqlite::execute(tx, stmt).await.map(|n| (n, None)),
+                Conn::MySql(tx) => mysql::execute(tx, &stmt).await.map(|(n, id)| (n, Some(id))),
+                Conn::Postgres(tx) => postgres::execute(tx, &stmt).await.map(|n| (n, None)),
             };
             (conn, result)
         })
         .await?;
         self.conn = Some(conn);
         result
-    }
-
-    /// MySQL/MariaDB: runs an `INSERT`; answers how many rows it inserted and the id given to
-    /// the first of them.
-    async fn insert(&mut self, stmt: Stmt) -> Result<(u64, i64)> {
-        let mut conn = self.take()?;
-        let (conn, result) = detached(async move {
-            let result = match &mut conn {
-                Conn::MySql(tx) => mysql::insert(tx, &stmt).await,
-                // Only `write_objects` calls this, and only on MySQL.
-                Conn::Sqlite(_) | Conn::Postgres(_) => Err(Error::Query(sqlx::Error::Protocol(
-                    "an insert that answers its first id is MySQL's".into(),
-                ))),
-            };
-            (conn, result)
-        })
-        .await?;
-        self.conn = Some(conn);
-        let (rows, first) = result?;
-        Ok((rows, i64::try_from(first).unwrap_or(0)))
     }
 
     async fn fetch(&mut self, stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
@@ -1035,8 +1028,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
                 next = following;
                 let inserted = inserted?;
                 if inserted == chunk.len() as u64 {
-                    let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
-                    labels.extend(sql::label_rows(with_ids));
+                    labels.extend(sql::label_rows(with_ids(chunk, first)));
                     continue;
                 }
                 // Some were stored already: all are there now, and the upsert writes and answers them.
@@ -1048,8 +1040,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
                 match inserted {
                     Ok((n, first)) => {
                         if n == chunk.len() as u64 && consecutive(tx, cluster, chunk, first).await? {
-                            let with_ids = chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels));
-                            labels.extend(sql::label_rows(with_ids));
+                            labels.extend(sql::label_rows(with_ids(chunk, first)));
                             continue;
                         }
                         // Ids given out of order (another `innodb_autoinc_lock_mode`): read back.
@@ -1060,8 +1051,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
                     }
                     Err(e) => return Err(e),
                 }
-                let uids = chunk.iter().map(|p| p.object.uid.as_str());
-                tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+                ids_by_uid(tx, cluster, chunk).await?
             }
             Write::Upsert if sql::upsert_returns_ids(d) => {
                 let (rows, following) =
@@ -1073,8 +1063,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
                 let (done, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
                 next = following;
                 done?;
-                let uids = chunk.iter().map(|p| p.object.uid.as_str());
-                tx.fetch(sql::select_ids_by_uid(d, cluster, uids), &sql::IDS_BY_UID_COLS).await?
+                ids_by_uid(tx, cluster, chunk).await?
             }
         };
         // (id, created by this upsert) by (group, version, resource, uid), borrowed from the rows:
@@ -1115,6 +1104,22 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
     Ok(())
 }
 
+/// The objects of a chunk inserted as new rows from `first` on, with their ids, for their label
+/// rows.
+fn with_ids<'a>(
+    chunk: &'a [Prepared<'_>],
+    first: i64,
+) -> impl Iterator<Item = (i64, &'a BTreeMap<String, String>)> {
+    chunk.iter().zip(first..).map(|(p, id)| (id, &p.object.labels))
+}
+
+/// The rows of a chunk just written, read back by uid (MySQL/MariaDB, which answer no
+/// `RETURNING`), as [`sql::IDS_BY_UID_COLS`].
+async fn ids_by_uid(tx: &mut Tx, cluster: &str, chunk: &[Prepared<'_>]) -> Result<Vec<Row>> {
+    let uids = chunk.iter().map(|p| p.object.uid.as_str());
+    tx.fetch(sql::select_ids_by_uid(tx.dialect, cluster, uids), &sql::IDS_BY_UID_COLS).await
+}
+
 /// How [`write_objects`] writes a chunk first.
 enum Write {
     /// SQLite: as new rows with these ids and the ones after, skipping stored ones.
@@ -1134,14 +1139,16 @@ async fn consecutive(tx: &mut Tx, cluster: &str, chunk: &[Prepared<'_>], first: 
     let (Some(last), Some(at)) = (chunk.last(), first.checked_add(chunk.len() as i64 - 1)) else {
         return Ok(false);
     };
+    if first <= 0 {
+        return Ok(false);
+    }
     let rows = tx.fetch(sql::select_key_by_id(tx.dialect, at), &sql::KEY_BY_ID_COLS).await?;
     let o = last.object;
-    Ok(first > 0
-        && rows.first().is_some_and(|r| {
-            (r.str(1), r.str(2), r.str(3), r.str(4))
-                == (o.gvr.group.as_str(), o.gvr.version.as_str(), o.gvr.resource.as_str(), o.uid.as_str())
-                && r.str(5) == cluster
-        }))
+    Ok(rows.first().is_some_and(|r| {
+        (r.str(1), r.str(2), r.str(3), r.str(4))
+            == (o.gvr.group.as_str(), o.gvr.version.as_str(), o.gvr.resource.as_str(), o.uid.as_str())
+            && r.str(5) == cluster
+    }))
 }
 
 /// Runs `work` on this task while `step`, a statement of a [`Tx`], is under way in the

@@ -72,13 +72,9 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, MySql, MySqlArguments> {
     q
 }
 
-pub(super) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<u64> {
-    Ok(bind(stmt).execute(conn).await?.rows_affected())
-}
-
-/// Runs an `INSERT` and answers how many rows it inserted and the id given to the first of them
-/// (MySQL's `LAST_INSERT_ID()` of the statement).
-pub(super) async fn insert(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<(u64, u64)> {
+/// Runs a statement: the rows it changed, and the id given to the first row it inserted (MySQL's
+/// `LAST_INSERT_ID()` of the statement; 0 when it gave none).
+pub(super) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<(u64, u64)> {
     let done = bind(stmt).execute(conn).await?;
     Ok((done.rows_affected(), done.last_insert_id()))
 }
