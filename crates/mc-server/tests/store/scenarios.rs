@@ -465,13 +465,11 @@ pub async fn concurrent_writers_of_different_clusters_meet_only_conflicts(ctx: C
                 (0..EACH)
                     .map(|i| {
                         let uid = format!("{cluster}-{prefix}{i}");
-                        upsert(
-                            &pods(),
-                            Some("ns"),
-                            &format!("{prefix}{i}"),
-                            &uid,
-                            &[("a", prefix), ("own", &uid)],
-                        )
+                        // The first list's objects carry `own` (checked below); the watch
+                        // events' one label, as few label rows as deadlock on their gap locks.
+                        let own = [("a", prefix), ("own", uid.as_str())];
+                        let labels = if prefix == "p" { &own[..] } else { &own[..1] };
+                        upsert(&pods(), Some("ns"), &format!("{prefix}{i}"), &uid, labels)
                     })
                     .collect()
             };
@@ -500,7 +498,7 @@ pub async fn concurrent_writers_of_different_clusters_meet_only_conflicts(ctx: C
     for c in 0..CLUSTERS {
         assert_eq!(ctx.store.count(&format!("c{c}")).await.unwrap(), 2 * EACH as u64);
     }
-    assert_eq!(ctx.table_rows("resource_labels").await, (4 * CLUSTERS * EACH) as i64);
+    assert_eq!(ctx.table_rows("resource_labels").await, (3 * CLUSTERS * EACH) as i64);
     assert_eq!(list(&ctx, labels_query("a=q")).await.len(), CLUSTERS * EACH);
     // Each row's labels are its own: on MySQL/MariaDB the writers' inserts learnt their ids
     // from the database while the others inserted too.
