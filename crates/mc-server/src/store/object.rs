@@ -118,8 +118,9 @@ pub enum Change {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Expect {
     /// Objects not stored yet: the pages of a type's first list (the store held none of its
-    /// rows when the list began). SQLite then inserts them as new rows first (see
-    /// `write_objects`), and upserts a chunk only where an object turns out to be stored.
+    /// rows when the list began). They are then inserted as new rows first (SQLite and
+    /// MySQL/MariaDB by plain inserts, PostgreSQL by `COPY`; see `write_objects`), and a chunk
+    /// is upserted only where an object turns out to be stored.
     NewRows,
     /// Anything: watch events (mostly modifications), the changed objects of a relist.
     #[default]

@@ -3,7 +3,9 @@
 //! The multi-row `VALUES` the other backends use has 13 parameters per object, so every chunk
 //! is a new statement text that PostgreSQL parses and plans again (6,500 parameters for 500
 //! objects). Here a chunk of any size is the same text with 13 parameters: prepared once per
-//! connection, planned once, and the rows travel as 13 binary arrays.
+//! connection, planned once, and the rows travel as 13 binary arrays. A first list's objects,
+//! new rows, go by `COPY` instead ([`super::copy`]); these statements write the others and any
+//! chunk of them found stored.
 
 use super::sql::{Array, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
 

@@ -528,13 +528,22 @@ pub async fn label_rows_are_their_objects_whatever_a_write_expects(ctx: Ctx) {
     // Another cluster's first list, then a page expected new of which a third is stored.
     s.apply_changes("c2", &page("c2", 0, 700, "other"), Expect::NewRows).await.unwrap();
     s.apply_changes("c1", &page("c1", 900, 1500, "mixed"), Expect::NewRows).await.unwrap();
+    // A first list's page of another type, amid it a watch event of a stored object.
+    let deployment = |i: usize| {
+        let uid = format!("c1-d{i:04}");
+        upsert(&deployments(), Some("ns"), &format!("d{i:04}"), &uid, &[("app", "deploy"), ("own", &uid)])
+    };
+    let mut batch: Vec<Change> = (0..300).map(deployment).collect();
+    batch.push(obj("c1", "b", "web"));
+    batch.extend((300..600).map(deployment));
+    s.apply_changes("c1", &batch, Expect::NewRows).await.unwrap();
     assert_eq!(ctx.stray_label_rows().await, 0);
-    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 700));
+    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 700 + 600));
     // Watch events and a relist's changes over them: updated rows, their labels replaced.
     s.apply_changes("c1", &page("c1", 0, 600, "relisted"), Expect::Any).await.unwrap();
     s.apply_batch("c2", vec![obj("c2", "n0005", "moved"), obj("c2", "new", "moved")]).await.unwrap();
     assert_eq!(ctx.stray_label_rows().await, 0);
-    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 701));
+    assert_eq!(ctx.table_rows("resource_labels").await, 2 * (2 + 1500 + 701 + 600));
     let ctx = &ctx;
     let count = |q: &str| {
         let q = labels_query(q);
@@ -547,6 +556,8 @@ pub async fn label_rows_are_their_objects_whatever_a_write_expects(ctx: Ctx) {
     assert_eq!(count("app=other").await, 699);
     assert_eq!(list(ctx, labels_query("app=moved,own=c2-n0005")).await, ["c2/n0005"]);
     assert_eq!(list(ctx, labels_query("own=c1-n1234")).await, ["c1/n1234"]);
+    assert_eq!(count("app=deploy").await, 600);
+    assert_eq!(list(ctx, labels_query("own=c1-d0450")).await, ["c1/d0450"]);
     assert!(list(ctx, labels_query("app=x")).await.is_empty());
 }
 
