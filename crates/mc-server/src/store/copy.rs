@@ -67,12 +67,30 @@ async fn copy(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()
     if labels.is_empty() {
         return Ok(());
     }
-    let mut rows = Rows::new(true);
-    for (id, key, value) in labels {
-        rows.label(id, key, value);
-    }
-    tx.copy(LABELS, std::iter::once(rows.finish(true))).await?;
+    tx.copy(LABELS, label_pieces(&labels, LABEL_PIECE_BYTES)).await?;
     Ok(())
+}
+
+/// Bytes of label rows built before they are sent: 2,000 objects' labels can be large.
+const LABEL_PIECE_BYTES: usize = 1 << 20;
+
+/// The `COPY` data of `(resource_id, key, value)` label rows, in pieces of about `most` bytes.
+fn label_pieces<'a>(labels: &'a [(i64, &str, &str)], most: usize) -> impl Iterator<Item = Vec<u8>> + 'a {
+    let mut rest = labels;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut rows = Rows::new(rest.len() == labels.len());
+        while let Some((&(id, key, value), tail)) = rest.split_first() {
+            rows.label(id, key, value);
+            rest = tail;
+            if rows.0.len() >= most {
+                break;
+            }
+        }
+        Some(rows.finish(rest.is_empty()))
+    })
 }
 
 /// `n` ids from the sequence of `resources.id`, each with the transaction's time in microseconds
@@ -217,5 +235,25 @@ mod tests {
         assert_eq!(&bytes[..2], &15i16.to_be_bytes());
         assert_eq!(&bytes[bytes.len() - 8..], &5i64.to_be_bytes());
         assert_eq!(&bytes[bytes.len() - 20..bytes.len() - 12], &5i64.to_be_bytes());
+    }
+
+    #[test]
+    fn label_rows_go_in_pieces_that_make_one_copy() {
+        let values: Vec<String> = (0..100).map(|i| format!("value-{i}")).collect();
+        let labels: Vec<(i64, &str, &str)> =
+            values.iter().zip(1..).map(|(v, id)| (id, "app", v.as_str())).collect();
+        let whole: Vec<Vec<u8>> = label_pieces(&labels, usize::MAX).collect();
+        assert_eq!(whole.len(), 1);
+        let pieces: Vec<Vec<u8>> = label_pieces(&labels, 256).collect();
+        assert!(pieces.len() > 5, "{} pieces", pieces.len());
+        assert!(pieces.iter().all(|p| p.len() < 256 + 64), "a piece ends once it passes the bound");
+        assert_eq!(pieces.concat(), whole[0], "the header once, at the start; the trailer once, at the end");
+        assert!(whole[0].starts_with(b"PGCOPY\n\xff\r\n\0"));
+        assert!(whole[0].ends_with(&(-1i16).to_be_bytes()));
+        let row =
+            [&3i16.to_be_bytes()[..], &8i32.to_be_bytes(), &1i64.to_be_bytes(), &3i32.to_be_bytes(), b"app"]
+                .concat();
+        assert_eq!(&whole[0][19..19 + row.len()], row.as_slice(), "the first row follows the header");
+        assert_eq!(label_pieces(&[], 256).count(), 0);
     }
 }
