@@ -614,15 +614,22 @@ impl Store {
 
     async fn begin_as(&self, access: Access) -> Result<Tx> {
         let dialect = self.dialect();
+        // Each BEGIN in a task of its own (see `Tx`): one whose caller is dropped still completes,
+        // and its transaction is then rolled back. (sqlx's SQLite connection counts a BEGIN that
+        // it answered, and whose answer was never read, as open, with no transaction left to end
+        // it: the connection went back to the pool inside it, and the writer's next BEGIN failed,
+        // `InvalidSavePointStatement`, as every one after it would have.)
         let (conn, guard) = match &self.pool {
             Pool::Sqlite(p) if access != Access::Read => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
                 let (pool, begin) = p.writer(access == Access::Upserts);
-                (Conn::Sqlite(pool.begin_with(begin).await?), Some(guard))
+                let pool = pool.clone();
+                (Conn::Sqlite(detached(async move { pool.begin_with(begin).await }).await??), Some(guard))
             }
-            Pool::Sqlite(p) => (Conn::Sqlite(p.main.begin().await?), None),
-            // In a task of its own (see `Tx`): a BEGIN whose caller is dropped still completes,
-            // and its transaction is then rolled back.
+            Pool::Sqlite(p) => {
+                let pool = p.main.clone();
+                (Conn::Sqlite(detached(async move { pool.begin().await }).await??), None)
+            }
             Pool::MySql(p) => {
                 let p = p.clone();
                 (Conn::MySql(detached(async move { p.begin().await }).await??), None)

@@ -68,6 +68,7 @@ conformance!(
     digest_pages_read_only_the_objects_not_known,
     the_change_feed_carries_what_other_replicas_wrote_in_commit_order,
     reads_cancelled_at_any_point_leave_no_connection_in_a_transaction,
+    first_lists_cancelled_at_any_point_commit_all_or_nothing,
     indexes_deferred_for_a_first_sync_are_built_after_it,
 );
 
