@@ -29,19 +29,19 @@ pub(super) async fn write_new_rows(tx: &mut Tx, cluster: &str, objects: &[Prepar
     if objects.is_empty() {
         return Ok(());
     }
-    tx.execute(Builder::new(Dialect::Postgres, "SAVEPOINT new_rows").finish()).await?;
+    let savepoint = |sql: &str| Builder::new(Dialect::Postgres, sql).finish();
+    tx.execute(savepoint("SAVEPOINT new_rows")).await?;
     match copy(tx, cluster, objects).await {
-        Ok(()) => {
-            tx.execute(Builder::new(Dialect::Postgres, "RELEASE SAVEPOINT new_rows").finish()).await?;
-            Ok(())
-        }
+        Ok(()) => {}
         Err(e) if e.is_duplicate() => {
-            tx.execute(Builder::new(Dialect::Postgres, "ROLLBACK TO SAVEPOINT new_rows").finish()).await?;
-            tx.execute(Builder::new(Dialect::Postgres, "RELEASE SAVEPOINT new_rows").finish()).await?;
-            Err(e)
+            tx.execute(savepoint("ROLLBACK TO SAVEPOINT new_rows")).await?;
+            tx.execute(savepoint("RELEASE SAVEPOINT new_rows")).await?;
+            return Err(e);
         }
-        Err(e) => Err(e),
+        Err(e) => return Err(e),
     }
+    tx.execute(savepoint("RELEASE SAVEPOINT new_rows")).await?;
+    Ok(())
 }
 
 async fn copy(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {

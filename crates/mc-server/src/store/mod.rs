@@ -469,7 +469,9 @@ impl Tx {
                 let mut copy = tx.copy_in_raw(statement).await?;
                 loop {
                     match receive.recv().await {
-                        Some(Some(piece)) => drop(copy.send(piece).await?),
+                        Some(Some(piece)) => {
+                            copy.send(piece).await?;
+                        }
                         Some(None) => return copy.finish().await,
                         None => {
                             copy.abort("the writer stopped").await?;
