@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use mc_types::Gvr;
-use mc_types::selector::{LabelSelector, Operator};
+use mc_types::selector::{LabelSelector, Operator, Requirement};
 
 use super::{Cursor, StoredObject};
 
@@ -797,6 +797,29 @@ pub(crate) fn select_by_id(d: Dialect, ids: &[i64]) -> Stmt {
 /// The columns of [`select_by_id`].
 pub(crate) const BY_ID_COLS: [Col; 3] = [Col::Int, Col::OptText, Col::Text];
 
+/// Whether SQLite may sort a page of this filter and order after finding its rows, with no index
+/// giving their order: the newest-first order (no index on the creation time); a label that must
+/// be present (the query then starts from the label index, `id IN (…)`); a namespace or name
+/// across types (the order index leads with the cluster, and without statistics SQLite sorts).
+/// Every other page is read along an index in its order: the natural key for one type (with or
+/// without a cluster), the namespace index for a namespace, the order index across types.
+pub(crate) fn sorts_rows(f: &SqlFilter<'_>, order: super::Order) -> bool {
+    order == super::Order::Newest
+        || f.labels.is_some_and(|labels| labels.requirements().iter().any(|r| label_condition(r).0))
+        || (f.gvr.is_none() && (f.namespace.is_some() || f.name.is_some() || !f.columns.is_empty()))
+}
+
+/// A label requirement as SQL asks it: whether a label row must exist (else must not), and the
+/// values it may have (any when empty).
+fn label_condition(req: &Requirement) -> (bool, &[String]) {
+    match req.op {
+        Operator::Equals | Operator::In => (true, &req.values),
+        Operator::Exists => (true, &[]),
+        Operator::NotEquals | Operator::NotIn => (false, &req.values),
+        Operator::DoesNotExist => (false, &[]),
+    }
+}
+
 pub(crate) fn select_rows(
     d: Dialect,
     f: &SqlFilter<'_>,
@@ -829,12 +852,7 @@ pub(crate) fn select_rows(
     }
     if let Some(labels) = f.labels {
         for req in labels.requirements() {
-            let (exists, values): (bool, &[String]) = match req.op {
-                Operator::Equals | Operator::In => (true, &req.values),
-                Operator::Exists => (true, &[]),
-                Operator::NotEquals | Operator::NotIn => (false, &req.values),
-                Operator::DoesNotExist => (false, &[]),
-            };
+            let (exists, values) = label_condition(req);
             // Positive requirements drive the query from the label index (`id IN (…)`); with
             // planner statistics the database starts there instead of scanning the type.
             if exists {

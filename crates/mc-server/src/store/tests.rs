@@ -752,6 +752,96 @@ async fn cluster_names_come_from_objects_and_cluster_rows() {
     assert_eq!(s.cluster_names().await.unwrap(), ["a", "b", "c"]);
 }
 
+/// SQLite's plan of one page of a query (limited, after a cursor or not), its steps joined.
+async fn page_plan(store: &Store, f: &sql::SqlFilter<'_>, after: Option<&Cursor>, order: Order) -> String {
+    let mut tx = store.begin(false).await.unwrap();
+    let mut stmt = sql::select_page(tx.dialect, f, after, Some(500), order);
+    stmt.sql.insert_str(0, "EXPLAIN QUERY PLAN ");
+    let plan = tx.fetch(stmt, &[Col::Int, Col::Int, Col::Int, Col::Text]).await.unwrap();
+    tx.commit().await.unwrap();
+    plan.iter().map(|r| r.str(3).to_string()).collect::<Vec<_>>().join("; ")
+}
+
+#[tokio::test]
+async fn pages_are_read_in_one_step_only_where_an_index_gives_their_order() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let objects = (0..200).map(|i| {
+        let labels: &[(&str, &str)] = if i % 4 == 0 { &[("app", "web")] } else { &[("app", "db")] };
+        let ns = if i % 2 == 0 { "ns" } else { "other" };
+        Change::Upsert(object(&pods(), Some(ns), &format!("p{i:03}"), &format!("u{i}"), labels))
+    });
+    s.apply_batch("c1", objects.collect()).await.unwrap();
+    let gvr = pods();
+    let after = Cursor {
+        cluster: "c1".into(),
+        namespace: "ns".into(),
+        name: "p010".into(),
+        group: String::new(),
+        version: "v1".into(),
+        resource: "pods".into(),
+    };
+    let absent = LabelSelector::parse("app!=web,!tier").unwrap();
+    let present = LabelSelector::parse("app=web").unwrap();
+    let filter = |gvr, cluster, namespace, name, labels| sql::SqlFilter {
+        gvr,
+        cluster,
+        namespace,
+        name,
+        columns: Vec::new(),
+        labels,
+    };
+    let columns = |columns| sql::SqlFilter { columns, ..filter(Some(&gvr), None, None, None, None) };
+    // Read in one step: the plan must walk an index in the page's order, with no sort.
+    let in_order = [
+        filter(Some(&gvr), None, None, None, None),
+        filter(Some(&gvr), Some("c1"), None, None, None),
+        filter(Some(&gvr), None, Some("ns"), None, None),
+        filter(Some(&gvr), Some("c1"), Some("ns"), None, None),
+        filter(Some(&gvr), None, None, Some("p010"), None),
+        filter(Some(&gvr), None, Some("ns"), None, Some(&absent)),
+        columns(vec![("namespace", true, "ns")]),
+        columns(vec![("name", false, "p010"), ("namespace", false, "ns")]),
+        filter(None, None, None, None, None),
+        filter(None, Some("c1"), None, None, None),
+    ];
+    for (i, f) in in_order.iter().enumerate() {
+        assert!(!sql::sorts_rows(f, Order::Name));
+        for cursor in [None, Some(&after)] {
+            let plan = page_plan(s, f, cursor, Order::Name).await;
+            assert!(
+                plan.contains("USING INDEX") && !plan.contains("TEMP B-TREE"),
+                "shape {i}, after {}: {plan}",
+                cursor.is_some()
+            );
+        }
+    }
+    // Read as keys first: a label that must be present, a namespace or name across types, or the
+    // newest first, may sort the rows.
+    for f in [
+        filter(Some(&gvr), None, Some("ns"), None, Some(&present)),
+        filter(None, None, Some("ns"), None, None),
+        filter(None, None, None, Some("p010"), None),
+    ] {
+        assert!(sql::sorts_rows(&f, Order::Name));
+    }
+    assert!(
+        page_plan(s, &filter(None, None, Some("ns"), None, None), None, Order::Name)
+            .await
+            .contains("TEMP B-TREE")
+    );
+    let newest = filter(Some(&gvr), None, None, None, None);
+    assert!(sql::sorts_rows(&newest, Order::Newest));
+    assert!(page_plan(s, &newest, None, Order::Newest).await.contains("TEMP B-TREE"));
+    // Either way a limited page is the start of the same query without a limit.
+    for labels in [None, Some(present)] {
+        let q = Query { namespace: Some("ns".into()), labels, ..Query::default() };
+        let all = list(s, q.clone()).await;
+        assert!(all.len() > 7, "{all:?}");
+        assert_eq!(list(s, Query { limit: Some(7), ..q }).await, all[..7]);
+    }
+}
+
 /// Names of the store's indexes on `resources` and `resource_labels`, and the plan of a query
 /// for a namespace across clusters and a label.
 async fn indexes_and_plan(store: &Store) -> (Vec<String>, String) {
