@@ -7,6 +7,8 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+use super::transport::Protocols;
+
 /// Errors building a cluster's client configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -167,8 +169,13 @@ fn in_cluster_host() -> String {
 
 /// A client for the cluster (HTTP/2 when its API server offers it: see [`super::transport`]).
 pub async fn connect(spec: &ClusterSpec) -> Result<Client> {
+    connect_with(spec, Protocols::Http2Offered).await
+}
+
+/// A client for the cluster speaking `protocols` (a probe: [`Protocols::Http1Only`]).
+pub async fn connect_with(spec: &ClusterSpec, protocols: Protocols) -> Result<Client> {
     let config = spec.config().await?;
-    super::transport::client(config).map_err(|e| Error::Config(one_line(&e)))
+    super::transport::client(config, protocols).map_err(|e| Error::Config(one_line(&e)))
 }
 
 /// An error and its causes on one line.

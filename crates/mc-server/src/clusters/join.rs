@@ -15,7 +15,8 @@ use mc_types::ClusterName;
 use tokio::sync::oneshot;
 use tracing::{debug, info, warn};
 
-use super::{Cluster, ClusterSpec, Registry, connect};
+use super::transport::Protocols;
+use super::{Cluster, ClusterSpec, Registry, connect_with};
 use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
 
 /// Label on the Secrets of joined clusters; its value is the cluster name.
@@ -318,7 +319,8 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 async fn probe(spec: &ClusterSpec) -> Result<()> {
     let unreachable = |reason: String| Error::Unreachable { name: spec.name.clone(), reason };
     let host = shown_host(&spec.host);
-    let client = connect(spec)
+    // HTTP/1.1: a wrong token's 401 must arrive whole (see [`Protocols::Http1Only`]).
+    let client = connect_with(spec, Protocols::Http1Only)
         .await
         .map_err(|_| unreachable(format!("{host}: the connection settings are unusable")))?;
     let work = async {

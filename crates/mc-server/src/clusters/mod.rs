@@ -6,5 +6,5 @@ pub mod registry;
 pub mod transport;
 pub mod uploaded;
 
-pub use connect::{ClusterSpec, connect};
+pub use connect::{ClusterSpec, connect, connect_with};
 pub use registry::{Cluster, ClusterState, Ownership, Registry};

@@ -23,9 +23,23 @@ pub const WATCHES_PER_CONNECTION: usize = 50;
 const PING_EVERY: Duration = Duration::from_secs(30);
 const PING_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A client for `config` over HTTP/2 when the API server offers it. A kubeconfig with a proxy
-/// keeps kube's own transport (it tunnels through the proxy).
-pub fn client(config: Config) -> kube::Result<Client> {
+/// Which HTTP versions a client offers the API server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocols {
+    /// HTTP/2 when the API server offers it, else HTTP/1.1: for syncing (watches share a
+    /// connection).
+    Http2Offered,
+    /// HTTP/1.1 only: for a probe of a few requests. kube-apiserver answers a failed
+    /// authentication with `Connection: close`, which on HTTP/2 becomes a GOAWAY sent ahead of
+    /// the 401 and a close that can cut the 401 off (k8s.io/apiserver `filters/authentication.go`):
+    /// the caller then sees a closed connection instead of "401". On HTTP/1.1 the 401 comes
+    /// whole, then the close.
+    Http1Only,
+}
+
+/// A client for `config` speaking `protocols`. A kubeconfig with a proxy keeps kube's own
+/// transport (it tunnels through the proxy, over HTTP/1.1).
+pub fn client(config: Config, protocols: Protocols) -> kube::Result<Client> {
     if config.proxy_url.is_some() {
         return Client::try_from(config);
     }
@@ -43,7 +57,10 @@ pub fn client(config: Config) -> kube::Result<Client> {
         }
         None => builder,
     };
-    let https = builder.enable_http1().enable_http2().wrap_connector(http);
+    let https = match protocols {
+        Protocols::Http2Offered => builder.enable_http1().enable_http2().wrap_connector(http),
+        Protocols::Http1Only => builder.enable_http1().wrap_connector(http),
+    };
     let transport: hyper_util::client::legacy::Client<_, kube::client::Body> =
         hyper_util::client::legacy::Client::builder(TokioExecutor::new())
             .timer(TokioTimer::new())
