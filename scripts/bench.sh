@@ -10,8 +10,8 @@
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
-# MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS, MC_BENCH_RUNS,
-# MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
+# MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
+# bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,8 +41,10 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/release
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-bench.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach the database directory
 SERVER_PID=""
+VS_PID="" # bench_watch's MC_BENCH_VS server
 cleanup() {
   [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null || true
+  [[ -n $VS_PID ]] && kill "$VS_PID" 2>/dev/null || true
   scripts/testenv down --dir "$WORK/clusters" >/dev/null 2>&1 || true
   [[ -d $WORK/db ]] && scripts/testdb down --dir "$WORK/db" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -328,11 +330,27 @@ bench_join() {
 
 # Change → visible through mc-server at a steady rate of patches, and the API servers' own watch
 # (the baseline) timed the same way in the same run; SQLite store, 3 clusters.
+# MC_BENCH_VS=PATH runs that mc-server binary (an earlier build) at the same time on the same
+# clusters, watched the same way: both see the same changes on the same busy machine, and the
+# median of its latency minus this one's is taken change by change (`vs_minus_this_ms_p50`).
+# Runs apart, the API servers' own watch p99 moved 100-375 ms from run to run, which hid a
+# difference of a few ms.
 bench_watch() {
-  local rate=${1:-1000}
+  local rate=${1:-1000} vs=()
   start_server "sqlite://$WORK/watch.db"
-  "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --rate "$rate" --seconds 20 \
+  if [[ -n ${MC_BENCH_VS:-} ]]; then
+    "$MC_BENCH_VS" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port $((PORT + 1)) \
+      --storage "sqlite://$WORK/watch-vs.db" --no-cli-config --namespace default >"$WORK/server-vs.log" 2>&1 &
+    VS_PID=$!
+    until curl -fsS "http://127.0.0.1:$((PORT + 1))/readyz" >/dev/null 2>&1; do
+      kill -0 "$VS_PID" 2>/dev/null || { tail "$WORK/server-vs.log" >&2; fail "$MC_BENCH_VS exited"; }
+      sleep 0.05
+    done
+    vs=(--vs "http://127.0.0.1:$((PORT + 1))")
+  fi
+  "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" "${vs[@]}" --rate "$rate" --seconds 20 \
     "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig"
+  [[ -z $VS_PID ]] || { kill "$VS_PID"; wait "$VS_PID" 2>/dev/null || true; VS_PID=""; }
   stop_server
 }
 

@@ -7,11 +7,15 @@
 //! announces it (negative when mc-server was faster than the patch's answer: counted as 0).
 //! Every 100th change is also polled through `/v1/list?name=…` until it shows there. The
 //! baseline is measured in the same run: a watch on each API server itself, timed the same way.
+//! `--vs URL` watches a second mc-server (another build, syncing the same clusters) the same way
+//! at the same time: both see the same changes on the same busy machine, so their difference is
+//! measured change by change, not across runs.
 //!
-//! `cargo run --release -p mc-server --example visibility -- --server URL --rate N --seconds S
-//!  [--namespace NS] KUBECONFIG...` (the bearer token in `MC_TOKEN`)
+//! `cargo run --release -p mc-server --example visibility -- --server URL [--vs URL] --rate N
+//!  --seconds S [--namespace NS] KUBECONFIG...` (the bearer token in `MC_TOKEN`, for both)
 //!
-//! Prints one JSON line: rate reached, changes sent, seen, missing, latency p50/p99/max in ms.
+//! Prints one JSON line: rate reached, changes sent, seen, missing, latency p50/p99/max in ms
+//! (and the second server's, prefixed `vs_`, with the median of its latency minus this one's).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,6 +36,7 @@ const IN_FLIGHT: usize = 128;
 
 struct Args {
     server: String,
+    vs: Option<String>,
     namespace: String,
     rate: u64,
     seconds: u64,
@@ -41,6 +46,7 @@ struct Args {
 fn args() -> anyhow::Result<Args> {
     let mut a = Args {
         server: String::new(),
+        vs: None,
         namespace: "visibility".into(),
         rate: 1000,
         seconds: 20,
@@ -51,6 +57,7 @@ fn args() -> anyhow::Result<Args> {
         let mut value = || it.next().ok_or_else(|| anyhow::anyhow!("{arg} needs a value"));
         match arg.as_str() {
             "--server" => a.server = value()?,
+            "--vs" => a.vs = Some(value()?),
             "--namespace" => a.namespace = value()?,
             "--rate" => a.rate = value()?.parse()?,
             "--seconds" => a.seconds = value()?.parse()?,
@@ -60,7 +67,7 @@ fn args() -> anyhow::Result<Args> {
     }
     anyhow::ensure!(
         !a.server.is_empty() && !a.kubeconfigs.is_empty() && a.rate > 0,
-        "usage: visibility --server URL [--rate N] [--seconds S] [--namespace NS] KUBECONFIG..."
+        "usage: visibility --server URL [--vs URL] [--rate N] [--seconds S] [--namespace NS] KUBECONFIG..."
     );
     Ok(a)
 }
@@ -71,6 +78,8 @@ fn args() -> anyhow::Result<Args> {
 struct Log {
     acked: HashMap<(usize, u64), Instant>,
     seen: HashMap<(usize, u64), Instant>,
+    /// Seen by the `--vs` server.
+    vs: HashMap<(usize, u64), Instant>,
     /// Seen on the API server's own watch (the baseline).
     direct: HashMap<(usize, u64), Instant>,
 }
@@ -147,29 +156,11 @@ async fn main() -> anyhow::Result<()> {
         }));
     }
 
-    // mc-server's watch: every MODIFIED ConfigMap of the namespace, by its `seq` value.
-    let url = format!("{}/v1/list?gvr=v1/configmaps&namespace={}&watch=true", a.server, a.namespace);
-    let response = http.get(&url).bearer_auth(&token).send().await?.error_for_status()?;
-    let watcher = {
-        let log = log.clone();
-        tokio::spawn(async move {
-            let mut body = response.bytes_stream();
-            let mut buffer: Vec<u8> = Vec::new();
-            while let Some(Ok(chunk)) = body.next().await {
-                let at = Instant::now();
-                buffer.extend_from_slice(&chunk);
-                while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
-                    let line: Vec<u8> = buffer.drain(..=end).collect();
-                    let Ok(event) = serde_json::from_slice::<Value>(&line) else { continue };
-                    let seq = event["object"]["data"]["seq"].as_str().unwrap_or("");
-                    let Some((c, n)) = parse_seq(seq) else { continue };
-                    if n > 0 {
-                        log.lock().await.seen.entry((c, n)).or_insert(at);
-                    }
-                }
-            }
-        })
-    };
+    // mc-server's watch (and the other build's): every MODIFIED ConfigMap of the namespace.
+    let mut watchers = vec![watch(&http, &a.server, &token, &a.namespace, log.clone(), false).await?];
+    if let Some(vs) = &a.vs {
+        watchers.push(watch(&http, vs, &token, &a.namespace, log.clone(), true).await?);
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     let errors = Arc::new(AtomicU64::new(0));
@@ -231,14 +222,22 @@ async fn main() -> anyhow::Result<()> {
     let elapsed = start.elapsed().as_secs_f64();
     while tasks.join_next().await.is_some() {}
     tokio::time::sleep(Duration::from_secs(3)).await;
-    watcher.abort();
-    for w in direct_watchers {
+    for w in watchers.into_iter().chain(direct_watchers) {
         w.abort();
     }
 
     let log = log.lock().await;
     let (latencies, early) = delays(&log.acked, &log.seen);
     let (direct, _) = delays(&log.acked, &log.direct);
+    let (vs, _) = delays(&log.acked, &log.vs);
+    // The other build's latency minus this one's, change by change (both seen).
+    let signed_ms = |from: Instant, to: Instant| match to.checked_duration_since(from) {
+        Some(d) => d.as_secs_f64() * 1000.0,
+        None => -(from.duration_since(to).as_secs_f64() * 1000.0),
+    };
+    let mut vs_minus: Vec<f64> =
+        log.acked.keys().filter_map(|k| Some(signed_ms(*log.seen.get(k)?, *log.vs.get(k)?))).collect();
+    vs_minus.sort_by(f64::total_cmp);
     let mut polled = polled.lock().await.clone();
     polled.sort_by(f64::total_cmp);
     let pick = |v: &[f64], p: f64| -> f64 {
@@ -248,9 +247,7 @@ async fn main() -> anyhow::Result<()> {
         let i = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
         (v[i.min(v.len() - 1)] * 10.0).round() / 10.0
     };
-    println!(
-        "{}",
-        json!({
+    let mut figures = json!({
             "benchmark": "watch",
             "clusters": names.len(),
             "rate_asked": a.rate,
@@ -270,7 +267,48 @@ async fn main() -> anyhow::Result<()> {
             "list_polled": polled.len(),
             "list_visible_ms_p50": pick(&polled, 50.0),
             "list_visible_ms_p99": pick(&polled, 99.0),
-        })
-    );
+    });
+    if let Some(server) = &a.vs {
+        figures["vs_server"] = json!(server);
+        figures["vs_changes_missing"] = json!(log.acked.len() - vs.len());
+        figures["vs_visible_ms_p50"] = json!(pick(&vs, 50.0));
+        figures["vs_visible_ms_p99"] = json!(pick(&vs, 99.0));
+        figures["vs_visible_ms_max"] = json!(pick(&vs, 100.0));
+        figures["vs_minus_this_ms_p50"] = json!(pick(&vs_minus, 50.0));
+    }
+    println!("{figures}");
     Ok(())
+}
+
+/// Reads one mc-server's watch stream of the namespace, logging when each change shows (in
+/// `Log::vs` for the `--vs` server).
+async fn watch(
+    http: &reqwest::Client,
+    server: &str,
+    token: &str,
+    namespace: &str,
+    log: Arc<Mutex<Log>>,
+    vs: bool,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let url = format!("{server}/v1/list?gvr=v1/configmaps&namespace={namespace}&watch=true");
+    let response = http.get(&url).bearer_auth(token).send().await?.error_for_status()?;
+    Ok(tokio::spawn(async move {
+        let mut body = response.bytes_stream();
+        let mut buffer: Vec<u8> = Vec::new();
+        while let Some(Ok(chunk)) = body.next().await {
+            let at = Instant::now();
+            buffer.extend_from_slice(&chunk);
+            while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = buffer.drain(..=end).collect();
+                let Ok(event) = serde_json::from_slice::<Value>(&line) else { continue };
+                let seq = event["object"]["data"]["seq"].as_str().unwrap_or("");
+                let Some((c, n)) = parse_seq(seq) else { continue };
+                if n > 0 {
+                    let mut log = log.lock().await;
+                    let seen = if vs { &mut log.vs } else { &mut log.seen };
+                    seen.entry((c, n)).or_insert(at);
+                }
+            }
+        }
+    }))
 }
