@@ -357,21 +357,28 @@ impl Builder {
 pub(crate) const CHUNK: usize = 500;
 
 /// How many of `n` rows left the next statement of a write takes, at most `most`. On SQLite:
-/// whole statements first, then what is left in pieces of a power of two, largest first (201
-/// rows: 128, 64, 8 and 1). Each size then comes back with the same text and is kept prepared
-/// (see [`kept`]), where a rest of any size was parsed again each time (the label rows of every
-/// list page: 2.6 % of the writer's SQLite thread in a first sync). Elsewhere what is left goes
-/// in one statement: PostgreSQL binds whole columns as arrays, one text for any number of rows;
-/// on MySQL/MariaDB a transaction of more statements holds its locks longer, and writers of
-/// different clusters at once (replicas sharing it) deadlocked again and again (12 writers of
-/// 20 objects each, 50 deadlocks in a row in the store scenario).
+/// whole statements first, then what is left in pieces of a power of two, largest first, down
+/// to a rest of fewer than [`ONE_STATEMENT_BELOW`] rows in one statement (201 rows: 128, 64, then 9
+/// in one). Each size from 64 up then comes back with the same text and is kept prepared (see
+/// [`kept`]), where a rest of any size was parsed again each time (the label rows of every list
+/// page: 2.6 % of the writer's SQLite thread in a first sync). Elsewhere what is left goes in
+/// one statement: PostgreSQL binds whole columns as arrays, one text for any number of rows; on
+/// MySQL/MariaDB a transaction of more statements holds its locks longer, and writers of
+/// different clusters at once (replicas sharing it) deadlocked again and again (12 writers of 20
+/// objects each, 50 deadlocks in a row in the store scenario).
 fn piece(d: Dialect, n: usize, most: usize) -> usize {
     match n {
-        _ if d != Dialect::Sqlite || n >= most => n.min(most),
-        0 => 0,
+        _ if d != Dialect::Sqlite || n >= most || n < ONE_STATEMENT_BELOW => n.min(most),
         _ => 1 << n.ilog2(),
     }
 }
+
+/// Rows that go in one statement however many they are (see [`piece`]): a watch batch's few
+/// changes. Cut in powers of two, 5 upserts took 2 upserts, 2 label deletes and 2 label inserts,
+/// each a round trip to SQLite's thread, instead of one each; at 1,000 changes/s across 3
+/// clusters their latency was ~4 ms higher at p50 (the builds watched side by side, see
+/// `scripts/bench.sh watch`). A text this small is parsed in microseconds.
+const ONE_STATEMENT_BELOW: usize = 64;
 
 /// Whether a write statement of `n` rows (of `most` at most) is one whose text comes back (see
 /// [`piece`]), to keep prepared.
@@ -963,7 +970,7 @@ mod tests {
             write_chunks(d, &prepared).map(<[_]>::len).collect::<Vec<_>>()
         };
         let small: Vec<StoredObject> = (0..1201).map(|_| object(1)).collect();
-        assert_eq!(sizes(&small, Dialect::Sqlite), [500, 500, 128, 64, 8, 1]);
+        assert_eq!(sizes(&small, Dialect::Sqlite), [500, 500, 128, 64, 9]);
         assert_eq!(sizes(&small, Dialect::MySql), [500, 500, 201]);
         assert_eq!(sizes(&small, Dialect::Postgres), [1201]);
         // 1.5 MiB each: 5 fit in 8 MiB; one larger than the limit still goes, alone.
@@ -982,24 +989,31 @@ mod tests {
             let cut: Vec<usize> = pieces(Dialect::Sqlite, &items, LABEL_CHUNK).map(<[_]>::len).collect();
             assert_eq!(cut.iter().sum::<usize>(), n, "{cut:?}");
             assert!(cut.windows(2).all(|w| w[0] >= w[1] && (w[0] == LABEL_CHUNK || w[0] > w[1])), "{cut:?}");
-            assert!(cut.iter().all(|&k| kept(k, LABEL_CHUNK)), "{n}: {cut:?}");
-            sizes.extend(cut);
+            // A watch batch's few rows: one statement.
+            if n > 0 && n < ONE_STATEMENT_BELOW {
+                assert_eq!(cut, [n]);
+            }
+            // Only a last rest of fewer than 64 rows has a text that may not come back.
+            let (last, kept_ones) = cut.split_last().map_or((0, &[][..]), |(l, k)| (*l, k));
+            assert!(kept_ones.iter().all(|&k| kept(k, LABEL_CHUNK)), "{n}: {cut:?}");
+            assert!(kept(last, LABEL_CHUNK) || last < ONE_STATEMENT_BELOW, "{n}: {cut:?}");
+            sizes.extend(cut.into_iter().filter(|&k| k >= ONE_STATEMENT_BELOW));
         }
-        // 2,000 and every power of two below it: 12 texts in all.
-        assert_eq!(sizes.len(), 12, "{sizes:?}");
+        // 2,000 and every power of two from 64 to 1,024: 6 texts of 64 rows or more.
+        assert_eq!(sizes.len(), 6, "{sizes:?}");
         let items = [0u8; 4001];
         for d in [Dialect::Postgres, Dialect::MySql] {
             let cut: Vec<usize> = pieces(d, &items, 2000).map(<[_]>::len).collect();
             assert_eq!(cut, [2000, 2000, 1], "{d:?}: the rest in one statement");
         }
-        // The statements themselves: 1,000 label rows (a list page's, 1 label each), in 6 pieces.
+        // The statements themselves: 1,000 label rows (a list page's, 1 label each), in 5 pieces.
         let labels: Vec<(i64, &str, &str)> = (0..1000).map(|i| (i, "k", "v")).collect();
         let statements: Vec<Stmt> = pieces(Dialect::Sqlite, &labels, LABEL_CHUNK)
             .map(|rows| insert_labels(Dialect::Sqlite, rows))
             .collect();
         let rows: Vec<usize> = statements.iter().map(|s| s.args.len() / 3).collect();
-        assert_eq!(rows, [512, 256, 128, 64, 32, 8]);
-        assert!(statements.iter().all(Stmt::persistent));
+        assert_eq!(rows, [512, 256, 128, 64, 40]);
+        assert!(statements[..4].iter().all(Stmt::persistent));
         let objects: Vec<StoredObject> = (0..300)
             .map(|i| {
                 let json = serde_json::json!({"metadata": {"name": format!("n{i}"), "uid": format!("u{i}")}});
@@ -1007,7 +1021,9 @@ mod tests {
             })
             .collect();
         let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
-        for chunk in write_chunks(Dialect::Sqlite, &prepared) {
+        let chunks: Vec<_> = write_chunks(Dialect::Sqlite, &prepared).collect();
+        assert_eq!(chunks.iter().map(|c| c.len()).collect::<Vec<_>>(), [256, 44]);
+        for chunk in &chunks[..1] {
             assert!(upsert_resources(Dialect::Sqlite, "c", chunk).persistent(), "{}", chunk.len());
             assert!(insert_new_resources("c", chunk, 1).persistent(), "{}", chunk.len());
         }
