@@ -654,61 +654,22 @@ impl Store {
     /// that failed; `expect` says what its upserts are likely to be (a first list's pages are
     /// written faster as new rows).
     pub async fn apply_changes(&self, cluster: &str, events: &[Change], expect: Expect) -> Result<()> {
-        if events.is_empty() {
+        self.apply_changes_of(&[(cluster, events, expect)]).await
+    }
+
+    /// As [`Store::apply_changes`] for the changes of several clusters, in one transaction. On
+    /// SQLite, whose writes are serial anyway, a watch batch of 3 clusters then takes one
+    /// `BEGIN` and one `COMMIT` instead of three of each.
+    pub async fn apply_changes_of(&self, batches: &[(&str, &[Change], Expect)]) -> Result<()> {
+        if batches.iter().all(|(_, events, _)| events.is_empty()) {
             return Ok(());
         }
-        let mut tx = if events.iter().any(|c| matches!(c, Change::Delete { .. })) {
-            self.begin(true).await?
-        } else {
-            self.begin_upserts().await?
-        };
-        let d = tx.dialect;
-        // Upserts are collected (the last one per key wins) and written in multi-row chunks;
-        // deletes run at once. That keeps the order's outcome: a delete only removes what an
-        // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
-        let mut pending: Vec<Option<&StoredObject>> = Vec::new();
-        // Seeded foldhash, not SipHash: the single writer hashes every key of every batch.
-        let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
-        // The type of the last upsert pending.
-        let mut chunk_type: Option<&Gvr> = None;
-        for change in events {
-            match change {
-                Change::Upsert(object) => {
-                    object.validate()?;
-                    // A first list's page among watch events of other types: the page's objects
-                    // go in chunks of their own, so an event's stored object sends no chunk of
-                    // new rows to the upsert (3 chunks of 500 per first sync of 3 × 30k on
-                    // SQLite, one of 1,001 on PostgreSQL).
-                    if expect == Expect::NewRows && chunk_type.is_some_and(|gvr| gvr != &object.gvr) {
-                        write_pending(&mut tx, cluster, &mut pending, &mut index, expect).await?;
-                    }
-                    chunk_type = Some(&object.gvr);
-                    let key = (&object.gvr, object.namespace.as_str(), object.name.as_str());
-                    match index.get(&key) {
-                        Some(&i) => pending[i] = Some(object),
-                        None => {
-                            index.insert(key, pending.len());
-                            pending.push(Some(object));
-                        }
-                    }
-                    if pending.len() >= sql::write_chunk(d).0 {
-                        write_pending(&mut tx, cluster, &mut pending, &mut index, expect).await?;
-                    }
-                }
-                Change::Delete { gvr, namespace, name, uid } => {
-                    let key = (gvr, namespace.as_str(), name.as_str());
-                    if let Some(&i) = index.get(&key)
-                        && (uid.is_empty() || pending[i].is_some_and(|o| o.uid == *uid))
-                    {
-                        pending[i] = None;
-                        index.remove(&key);
-                    }
-                    tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, uid)).await?;
-                }
-            }
+        let deletes =
+            batches.iter().any(|(_, events, _)| events.iter().any(|c| matches!(c, Change::Delete { .. })));
+        let mut tx = if deletes { self.begin(true).await? } else { self.begin_upserts().await? };
+        for &(cluster, events, expect) in batches {
+            apply_in(&mut tx, self.origin.as_deref(), cluster, events, expect).await?;
         }
-        write_pending(&mut tx, cluster, &mut pending, &mut index, expect).await?;
-        feed::record(&mut tx, self.origin.as_deref(), cluster, events).await?;
         tx.commit().await
     }
 
@@ -1036,6 +997,64 @@ async fn objects_by_id(tx: &mut Tx, ids: &[i64]) -> Result<HashMap<i64, (Option<
         }
     }
     Ok(objects)
+}
+
+/// One cluster's changes in `tx`, in order (see [`Store::apply_changes`]).
+async fn apply_in(
+    tx: &mut Tx,
+    origin: Option<&str>,
+    cluster: &str,
+    events: &[Change],
+    expect: Expect,
+) -> Result<()> {
+    let d = tx.dialect;
+
+    // Upserts are collected (the last one per key wins) and written in multi-row chunks;
+    // deletes run at once. That keeps the order's outcome: a delete only removes what an
+    // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
+    let mut pending: Vec<Option<&StoredObject>> = Vec::new();
+    // Seeded foldhash, not SipHash: the single writer hashes every key of every batch.
+    let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
+    // The type of the last upsert pending.
+    let mut chunk_type: Option<&Gvr> = None;
+    for change in events {
+        match change {
+            Change::Upsert(object) => {
+                object.validate()?;
+                // A first list's page among watch events of other types: the page's objects
+                // go in chunks of their own, so an event's stored object sends no chunk of
+                // new rows to the upsert (3 chunks of 500 per first sync of 3 × 30k on
+                // SQLite, one of 1,001 on PostgreSQL).
+                if expect == Expect::NewRows && chunk_type.is_some_and(|gvr| gvr != &object.gvr) {
+                    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+                }
+                chunk_type = Some(&object.gvr);
+                let key = (&object.gvr, object.namespace.as_str(), object.name.as_str());
+                match index.get(&key) {
+                    Some(&i) => pending[i] = Some(object),
+                    None => {
+                        index.insert(key, pending.len());
+                        pending.push(Some(object));
+                    }
+                }
+                if pending.len() >= sql::write_chunk(d).0 {
+                    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+                }
+            }
+            Change::Delete { gvr, namespace, name, uid } => {
+                let key = (gvr, namespace.as_str(), name.as_str());
+                if let Some(&i) = index.get(&key)
+                    && (uid.is_empty() || pending[i].is_some_and(|o| o.uid == *uid))
+                {
+                    pending[i] = None;
+                    index.remove(&key);
+                }
+                tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, uid)).await?;
+            }
+        }
+    }
+    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+    feed::record(tx, origin, cluster, events).await
 }
 
 /// Writes the upserts [`Store::apply_changes`] collected (`None`: dropped by a later delete) and

@@ -348,13 +348,20 @@ fn push(
 /// transactions run concurrently (their rows are disjoint). On MySQL/MariaDB they do only when
 /// each is a first list's pages, written as plain inserts: InnoDB's gap locks make concurrent
 /// upserts deadlock, and the inserts of new rows met none (see the store scenario of concurrent
-/// writers). SQLite would take them in turn anyway.
+/// writers). SQLite would take them in turn anyway: it writes the clusters' changes in one
+/// transaction ([`flush_together`]), when every one of them is written here.
 async fn flush(w: &Writer, pending: &mut BTreeMap<String, (Arc<Cluster>, Pending)>) {
     let concurrent = concurrently(w.store.backend(), pending.values().map(|(_, p)| p));
-    let writes = std::mem::take(pending)
+    let batches: Vec<(String, Arc<Cluster>, Pending)> = std::mem::take(pending)
         .into_iter()
         .filter(|(_, (_, p))| !p.changes.is_empty())
-        .map(|(name, (cluster, p))| flush_cluster(w, name, cluster, p));
+        .map(|(name, (cluster, p))| (name, cluster, p))
+        .collect();
+    if w.store.backend() == Backend::Sqlite && batches.len() > 1 && batches.iter().all(|(_, c, _)| c.syncs())
+    {
+        return flush_together(w, batches).await;
+    }
+    let writes = batches.into_iter().map(|(name, cluster, p)| flush_cluster(w, name, cluster, p));
     if concurrent {
         futures::future::join_all(writes).await;
     } else {
@@ -373,6 +380,26 @@ fn concurrently<'a>(backend: Backend, mut pending: impl Iterator<Item = &'a Pend
     }
 }
 
+/// SQLite: the clusters' changes in one transaction (see [`Store::apply_changes_of`]): its
+/// writes are serial anyway, and a watch batch of 3 clusters takes one `BEGIN` and `COMMIT`
+/// instead of three. If the store refuses it (not a database away: that is retried), each
+/// cluster's changes are written on their own, where a refused change is found and reported.
+async fn flush_together(w: &Writer, batches: Vec<(String, Arc<Cluster>, Pending)>) {
+    let all: Vec<(&str, &[Change], Expect)> =
+        batches.iter().map(|(name, _, p)| (name.as_str(), p.changes.as_slice(), p.expect)).collect();
+    let written = resilient::retrying_op(&w.health, || w.store.apply_changes_of(&all)).await.is_ok();
+    drop(all);
+    for (name, cluster, p) in batches {
+        if written {
+            let n = p.changes.len();
+            let outcome = resilient::Outcome { written: p.changes, ..Default::default() };
+            settle(w, name, cluster, outcome, p.oldest, n);
+        } else {
+            flush_cluster(w, name, cluster, p).await;
+        }
+    }
+}
+
 /// One cluster's changes, then their notices and its last-event time. Nothing is dropped
 /// silently: a change the store refuses is reported on the cluster and its type is listed
 /// again.
@@ -380,13 +407,26 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     let n = p.changes.len();
     // A cluster another replica syncs is not written here; its changes still reach this
     // replica's watch streams.
-    let mut outcome = if cluster.syncs() {
+    let outcome = if cluster.syncs() {
         resilient::apply(&w.store, &w.health, &name, p.changes, p.expect).await
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
+    settle(w, name, cluster, outcome, p.oldest, n);
+}
+
+/// After a cluster's `n` changes went to the store: their notices, what was refused, and the
+/// cluster's last-event time and lag (from `oldest`, when its oldest change was read).
+fn settle(
+    w: &Writer,
+    name: String,
+    cluster: Arc<Cluster>,
+    mut outcome: resilient::Outcome,
+    oldest: Option<Instant>,
+    n: usize,
+) {
     publish(w, &name, std::mem::take(&mut outcome.written));
-    let lag = p.oldest.map(|o| o.elapsed().as_secs_f64());
+    let lag = oldest.map(|o| o.elapsed().as_secs_f64());
     let mut relist: Vec<Gvr> = Vec::new();
     for (change, reason) in &outcome.refused {
         let (gvr, what) = describe(change);
@@ -540,6 +580,56 @@ mod tests {
         drop(sender);
         task.await.unwrap();
         assert_eq!(store.count("b").await.unwrap(), 1200);
+    }
+
+    /// On SQLite the clusters of a batch share one transaction; a change the store refuses
+    /// fails it, and each cluster is then written on its own, where the change is found.
+    #[tokio::test]
+    async fn clusters_share_a_transaction_and_a_refused_change_is_still_found() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let (notices, _) = broadcast::channel(4096);
+        let mut seen = notices.subscribe();
+        let w = Writer {
+            store: store.clone(),
+            notices,
+            history: Arc::new(History::default()),
+            health: Default::default(),
+            refused: Default::default(),
+        };
+        let (a, b, c) = (cluster("a"), cluster("b"), cluster("c"));
+        let upserts = |cluster: &Arc<Cluster>, objects: Vec<StoredObject>| -> Vec<Msg> {
+            objects.into_iter().map(|o| Msg::Upsert(cluster.clone(), o, Instant::now())).collect()
+        };
+        // All three accepted: one transaction, every change written and told.
+        let mut batch = upserts(&a, objects(0, 5));
+        batch.extend(upserts(&b, objects(0, 3)));
+        batch.extend(upserts(&c, objects(0, 4)));
+        write(&w, batch).await;
+        for (name, n) in [("a", 5), ("b", 3), ("c", 4)] {
+            assert_eq!(store.count(name).await.unwrap(), n, "{name}");
+        }
+        let mut told = 0;
+        while seen.try_recv().is_ok() {
+            told += 1;
+        }
+        assert_eq!(told, 12);
+        // One of b's changes has no uid: the store refuses it, and only it.
+        let mut bad = objects(10, 11).remove(0);
+        bad.uid.clear();
+        let mut batch = upserts(&a, objects(5, 8));
+        batch.extend(upserts(&b, vec![objects(3, 4).remove(0), bad, objects(4, 5).remove(0)]));
+        batch.extend(upserts(&c, objects(4, 6)));
+        write(&w, batch).await;
+        for (name, n) in [("a", 8), ("b", 5), ("c", 6)] {
+            assert_eq!(store.count(name).await.unwrap(), n, "{name}");
+        }
+        assert_eq!(b.state().refused, 1);
+        assert_eq!((a.state().refused, c.state().refused), (0, 0));
+        let mut told = 0;
+        while seen.try_recv().is_ok() {
+            told += 1;
+        }
+        assert_eq!(told, 7);
     }
 
     #[tokio::test]
