@@ -71,17 +71,23 @@ now() { date +%s.%N; }
 csv() { local IFS=,; echo "$*"; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 
+# launch PID_VAR BINARY PORT STORAGE_URL LOG: starts an mc-server on the clusters, its pid in
+# PID_VAR at once (so cleanup stops it), and waits until it is ready
+launch() {
+  "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
+    --storage "$4" --no-cli-config --namespace default >"$5" 2>&1 &
+  printf -v "$1" %s $!
+  until curl -fsS "http://127.0.0.1:$3/readyz" >/dev/null 2>&1; do
+    kill -0 "${!1}" 2>/dev/null || { tail "$5" >&2; fail "$2 exited"; }
+    sleep 0.05
+  done
+}
+
 # start_server STORAGE_URL -> sets SERVER_PID, READY_SECONDS
 start_server() {
   local t0 t1
   t0=$(now)
-  "${SERVER_BIN:-${MC_BENCH_SERVER:-$TARGET/mc-server}}" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
-    --storage "$1" --no-cli-config --namespace default >"$WORK/server.log" 2>&1 &
-  SERVER_PID=$!
-  until curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { tail "$WORK/server.log" >&2; fail "mc-server exited"; }
-    sleep 0.05
-  done
+  launch SERVER_PID "${SERVER_BIN:-${MC_BENCH_SERVER:-$TARGET/mc-server}}" "$PORT" "$1" "$WORK/server.log"
   t1=$(now)
   READY_SECONDS=$(python3 -c "print(round($t1 - $t0, 3))")
 }
@@ -339,13 +345,7 @@ bench_watch() {
   local rate=${1:-1000} vs=()
   start_server "sqlite://$WORK/watch.db"
   if [[ -n ${MC_BENCH_VS:-} ]]; then
-    "$MC_BENCH_VS" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port $((PORT + 1)) \
-      --storage "sqlite://$WORK/watch-vs.db" --no-cli-config --namespace default >"$WORK/server-vs.log" 2>&1 &
-    VS_PID=$!
-    until curl -fsS "http://127.0.0.1:$((PORT + 1))/readyz" >/dev/null 2>&1; do
-      kill -0 "$VS_PID" 2>/dev/null || { tail "$WORK/server-vs.log" >&2; fail "$MC_BENCH_VS exited"; }
-      sleep 0.05
-    done
+    launch VS_PID "$MC_BENCH_VS" $((PORT + 1)) "sqlite://$WORK/watch-vs.db" "$WORK/server-vs.log"
     vs=(--vs "http://127.0.0.1:$((PORT + 1))")
   fi
   "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" "${vs[@]}" --rate "$rate" --seconds 20 \
