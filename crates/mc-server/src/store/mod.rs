@@ -1008,7 +1008,6 @@ async fn apply_in(
     expect: Expect,
 ) -> Result<()> {
     let d = tx.dialect;
-
     // Upserts are collected (the last one per key wins) and written in multi-row chunks;
     // deletes run at once. That keeps the order's outcome: a delete only removes what an
     // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
