@@ -39,6 +39,12 @@ async fn cluster_names(server: &McServer) -> Vec<String> {
     body.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
 }
 
+/// `kubeconfig` with its bearer token replaced by one the API server does not know.
+fn with_wrong_token(kubeconfig: &str) -> String {
+    let token = kubeconfig.lines().find_map(|l| l.trim().strip_prefix("token: ")).unwrap();
+    kubeconfig.replace(token, "mc-not-the-token")
+}
+
 async fn joined_secrets(env: &TestEnv) -> usize {
     let api: Api<Secret> = Api::namespaced(env.client(&env.clusters[0]).await.unwrap(), "default");
     api.list(&ListParams::default().labels(JOINED_LABEL)).await.unwrap().items.len()
@@ -231,8 +237,7 @@ async fn bad_joins_and_unjoins_are_refused_and_leave_nothing_behind() {
         McServer::start(&env, "bad-join", Options { config: Some(config), ..Default::default() }).await;
     let before = cluster_names(&server).await;
     let good = std::fs::read_to_string(&env.clusters[1].kubeconfig).unwrap();
-    let token = good.lines().find_map(|l| l.trim().strip_prefix("token: ")).unwrap().to_string();
-    let wrong_token = good.replace(&token, "mc-not-the-token");
+    let wrong_token = with_wrong_token(&good);
     let closed = good.replace(
         &good.lines().find_map(|l| l.trim().strip_prefix("server: ")).unwrap().to_string(),
         &format!("https://127.0.0.1:{}", free_port()),
@@ -280,9 +285,7 @@ async fn a_wrong_token_is_told_as_401_every_time() {
         Options { config: Some(master_only_config(&env)), ..Default::default() },
     )
     .await;
-    let good = std::fs::read_to_string(&env.clusters[1].kubeconfig).unwrap();
-    let token = good.lines().find_map(|l| l.trim().strip_prefix("token: ")).unwrap().to_string();
-    let wrong = good.replace(&token, "mc-not-the-token");
+    let wrong = with_wrong_token(&std::fs::read_to_string(&env.clusters[1].kubeconfig).unwrap());
     let mut told = 0;
     let mut other = Vec::new();
     for _ in 0..PROBES {
