@@ -1080,7 +1080,9 @@ async fn write_pending<'a>(
 /// inserted as new rows, with ids chosen here above the table's largest: where every row of a
 /// chunk is new, their label rows are written with those ids, without reading ids back or
 /// deleting labels. A chunk with an object already stored is then upserted as any other. Other
-/// writes (watch events, a relist's changes: mostly stored objects) are upserted at once.
+/// writes (watch events, a relist's changes: mostly stored objects) are upserted at once; a
+/// chunk of a few of them (a watch batch's) with its label rows in one text, one round trip to
+/// SQLite's thread ([`sql::upsert_with_labels`]).
 ///
 /// On MySQL/MariaDB, such objects are inserted by a plain `INSERT`, which answers the first id
 /// it gave: when the row of the last id is the chunk's last object ([`consecutive`]), the ids
@@ -1119,6 +1121,9 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
         let step = match first_id.map(|first| first + offset) {
             Some(first) => (Write::NewIds(first), sql::insert_new_resources(cluster, chunk, first)),
             None if inserts => (Write::Insert, sql::insert_resources(cluster, chunk)),
+            None if sql::upserts_with_labels(d, chunk.len()) => {
+                (Write::WithLabels, sql::upsert_with_labels(cluster, chunk))
+            }
             None => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
         };
         offset += chunk.len() as i64;
@@ -1127,6 +1132,12 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
     let mut next = chunks.next();
     while let Some((chunk, (write, stmt))) = next.take() {
         let rows = match write {
+            Write::WithLabels => {
+                let (done, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
+                next = following;
+                done?;
+                continue;
+            }
             Write::NewIds(first) => {
                 let (inserted, following) = overlapped(tx.execute(stmt), || chunks.next()).await;
                 next = following;
@@ -1232,6 +1243,9 @@ enum Write {
     Insert,
     /// Inserted or updated.
     Upsert,
+    /// SQLite: inserted or updated, with its label rows, by one text (a watch batch's few
+    /// objects, see [`sql::upsert_with_labels`]).
+    WithLabels,
 }
 
 /// Whether the rows a plain insert of `chunk` (of `cluster`) just wrote have the ids `first`,

@@ -484,6 +484,66 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
     b.finish()
 }
 
+/// SQLite: whether a chunk of `n` objects is written by [`upsert_with_labels`]: a watch batch's
+/// few changes, not a list's page.
+pub(crate) fn upserts_with_labels(d: Dialect, n: usize) -> bool {
+    d == Dialect::Sqlite && n < ONE_STATEMENT_BELOW
+}
+
+/// SQLite: the upsert of a few objects, the delete of their label rows and the insert of their
+/// labels, as one text of three statements. sqlx runs a text's statements in turn on SQLite's
+/// thread, binding the arguments in order, so the chunk takes one round trip to that thread
+/// instead of three (the upsert answering ids, the delete, the insert), each of which waited
+/// for a core on a busy machine. The label statements find the rows by natural key (the unique
+/// `uq_resources_key`), and the labels of each object come as one JSON text, spread into rows
+/// by `json_each`.
+pub(crate) fn upsert_with_labels(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+    let d = Dialect::Sqlite;
+    let mut b = Builder::new(d, "INSERT INTO resources (");
+    b.push(RESOURCE_COLUMNS).push(") VALUES ");
+    push_resource_rows(&mut b, cluster, rows, None);
+    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
+    b.push("; DELETE FROM resource_labels WHERE resource_id IN (SELECT r.id FROM ");
+    push_keys(&mut b, cluster, rows.iter().map(|p| (p.object, None)));
+    b.push(")");
+    let labelled: Vec<&Prepared<'_>> = rows.iter().filter(|p| !p.object.labels.is_empty()).collect();
+    if !labelled.is_empty() {
+        b.push("; INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ");
+        let labels = labelled.iter().map(|p| {
+            let json = serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into());
+            (p.object, Some(json))
+        });
+        push_keys(&mut b, cluster, labels);
+        b.push(", json_each(k.column6) l");
+    }
+    b.finish()
+}
+
+/// `(VALUES (group, version, resource, namespace, name[, more]), …) k JOIN resources r ON` the
+/// natural key of each, in `cluster`: the rows of these objects (see [`upsert_with_labels`]).
+fn push_keys<'a>(
+    b: &mut Builder,
+    cluster: &str,
+    keys: impl Iterator<Item = (&'a StoredObject, Option<String>)>,
+) {
+    b.push("(VALUES ");
+    for (i, (o, more)) in keys.enumerate() {
+        b.push(if i > 0 { ", (" } else { "(" });
+        b.bind(o.gvr.group.as_str()).push(", ").bind(o.gvr.version.as_str());
+        b.push(", ").bind(o.gvr.resource.as_str()).push(", ").bind(o.namespace.as_str());
+        b.push(", ").bind(o.name.as_str());
+        if let Some(more) = more {
+            b.push(", ").bind(more);
+        }
+        b.push(")");
+    }
+    b.push(
+        ") k JOIN resources r ON r.\"group\" = k.column1 AND r.version = k.column2 AND r.resource = k.column3 \
+         AND r.cluster = ",
+    );
+    b.bind(cluster).push(" AND r.namespace = k.column4 AND r.name = k.column5");
+}
+
 /// MySQL/MariaDB: plain multi-row insert of `rows` as new rows, without `ON DUPLICATE KEY
 /// UPDATE`. InnoDB gives the rows of such an insert consecutive ids (with
 /// `innodb_autoinc_lock_mode` 0 or 1, MariaDB's default) and tells the first: the writer then

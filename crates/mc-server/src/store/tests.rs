@@ -242,6 +242,56 @@ async fn apply_batch_upserts_replaces_labels_and_deletes() {
     assert_eq!(label_rows(s).await, 0, "labels go with their object");
 }
 
+/// A watch batch's few objects go with their labels in one text on SQLite, the labels as JSON
+/// (see `sql::upsert_with_labels`): every key and value comes back as written, whatever its
+/// characters, and only the batch's own objects (of this cluster and type) change label rows.
+#[tokio::test]
+async fn a_watch_batch_writes_labels_of_any_text_to_its_own_objects_only() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let odd: [(&str, &str); 5] =
+        [("a\"b", "q\"uote"), ("back\\slash", "\\"), ("é/ü", "日本"), ("empty", ""), ("x.y/z", "{\"j\": 1}")];
+    let cm = Gvr::new("", "v1", "configmaps");
+    // The same namespace and name as another type's and another cluster's object.
+    s.apply_batch("c2", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "c2a", &[("keep", "c2")]))])
+        .await
+        .unwrap();
+    s.apply_batch("c1", vec![Change::Upsert(object(&cm, Some("ns"), "a", "cma", &[("keep", "cm")]))])
+        .await
+        .unwrap();
+    let batch = vec![
+        Change::Upsert(object(&pods(), Some("ns"), "a", "ua", &odd)),
+        Change::Upsert(object(&pods(), Some("ns"), "b", "ub", &[])),
+    ];
+    assert!(sql::upserts_with_labels(s.dialect(), batch.len()));
+    s.apply_batch("c1", batch).await.unwrap();
+    let rows = |sql: &'static str| async move {
+        let mut tx = s.begin(false).await.unwrap();
+        let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Text, Col::Text, Col::Text]);
+        let rows: Vec<(String, String, String)> =
+            rows.await.unwrap().into_iter().map(|mut r| (r.text(0), r.text(1), r.text(2))).collect();
+        tx.commit().await.unwrap();
+        rows
+    };
+    let all = "SELECT r.cluster || '/' || r.resource || '/' || r.name, l.\"key\", l.\"value\" \
+               FROM resource_labels l JOIN resources r ON r.id = l.resource_id ORDER BY 1, 2";
+    let mut want: Vec<(String, String, String)> =
+        odd.iter().map(|(k, v)| ("c1/pods/a".to_string(), k.to_string(), v.to_string())).collect();
+    want.push(("c1/configmaps/a".into(), "keep".into(), "cm".into()));
+    want.push(("c2/pods/a".into(), "keep".into(), "c2".into()));
+    want.sort();
+    assert_eq!(rows(all).await, want);
+    // Written again with other labels: the old ones go, the others' stay.
+    s.apply_batch("c1", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "ua", &[("k", "v")]))])
+        .await
+        .unwrap();
+    want.retain(|(o, _, _)| o != "c1/pods/a");
+    want.push(("c1/pods/a".into(), "k".into(), "v".into()));
+    want.sort();
+    assert_eq!(rows(all).await, want);
+    assert_eq!(want.len(), 3);
+}
+
 #[tokio::test]
 async fn apply_batch_keeps_the_outcome_of_watch_order() {
     let t = temp_store().await;
