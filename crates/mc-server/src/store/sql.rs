@@ -163,6 +163,16 @@ pub(crate) struct Stmt {
 }
 
 impl Stmt {
+    /// This statement, then `next`, as one text (SQLite runs a text's statements in turn,
+    /// binding the arguments in order; see [`upsert_with_labels`]).
+    pub(crate) fn then(mut self, next: Stmt) -> Stmt {
+        self.sql.push_str("; ");
+        self.sql.push_str(&next.sql);
+        self.args.extend(next.args);
+        self.reuse &= next.reuse;
+        self
+    }
+
     /// Large generated statements (bulk inserts, long `IN` lists) are not cached unless marked
     /// [`Builder::reusable`]: most such texts never come again, and each prepared copy stays in
     /// every connection that ran it.

@@ -116,6 +116,21 @@ pub(super) async fn execute(conn: &mut SqliteConnection, mut stmt: Stmt) -> Resu
     Ok(bind(&mut stmt).execute(conn).await?.rows_affected())
 }
 
+/// Runs `stmt`, a text that begins a transaction and ends with its `COMMIT`, on a connection of
+/// `pool`. Where one of its statements fails, the transaction is rolled back before the
+/// connection goes back to the pool; where even that fails, the connection is closed: none goes
+/// back inside a transaction (sqlx does not know of one it did not begin).
+pub(super) async fn execute_transaction(pool: &SqlitePool, stmt: Stmt) -> Result<()> {
+    let mut conn = pool.acquire().await?;
+    let Err(error) = execute(&mut conn, stmt).await else { return Ok(()) };
+    // No transaction is left open where the `BEGIN` failed, or SQLite rolled it back itself
+    // (a full disk, an I/O error): the `ROLLBACK` then fails too, and the connection is closed.
+    if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
+        let _ = conn.close().await;
+    }
+    Err(error)
+}
+
 pub(super) async fn fetch(conn: &mut SqliteConnection, mut stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
     let rows = bind(&mut stmt).fetch_all(conn).await?;
     rows.iter()

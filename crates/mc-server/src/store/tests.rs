@@ -292,6 +292,40 @@ async fn a_watch_batch_writes_labels_of_any_text_to_its_own_objects_only() {
     assert_eq!(want.len(), 3);
 }
 
+/// A watch batch's one text (`BEGIN`, upserts, `COMMIT`; see `Store::one_text`) that fails
+/// half-way, after its upsert ran, leaves nothing of it, and no transaction open on the
+/// connection: the next writes, by one text and by a transaction of steps, go through.
+#[tokio::test]
+async fn a_watch_batch_that_fails_half_way_leaves_nothing_and_no_transaction_open() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let sel = |s: &str| Query { labels: Some(LabelSelector::parse(s).unwrap()), ..Query::default() };
+    let up =
+        |name: &str, value: &str| Change::Upsert(object(&pods(), Some("ns"), name, name, &[("v", value)]));
+    s.apply_batch("c1", vec![up("a", "1")]).await.unwrap();
+    let rename = |from: &'static str, to: &'static str| async move {
+        let mut tx = s.begin(true).await.unwrap();
+        let sql = format!("ALTER TABLE {from} RENAME TO {to}");
+        tx.execute(sql::Builder::new(tx.dialect, &sql).finish()).await.unwrap();
+        tx.commit().await.unwrap();
+    };
+    // The upsert runs, then the label rows' delete finds no table.
+    rename("resource_labels", "labels_away").await;
+    let batch = vec![up("a", "2"), up("b", "2")];
+    assert!(s.one_text(&[("c1", &batch, Expect::Any)]).unwrap().is_some());
+    let err = s.apply_batch("c1", batch.clone()).await.unwrap_err();
+    assert!(err.to_string().contains("resource_labels"), "{err}");
+    rename("labels_away", "resource_labels").await;
+    assert_eq!(s.count("c1").await.unwrap(), 1);
+    assert_eq!(list(s, sel("v=1")).await, ["c1/a"]);
+    s.apply_batch("c1", batch).await.unwrap();
+    assert_eq!(list(s, sel("v=2")).await, ["c1/a", "c1/b"]);
+    let delete_b =
+        Change::Delete { gvr: pods(), namespace: "ns".into(), name: "b".into(), uid: String::new() };
+    s.apply_batch("c1", vec![delete_b, up("c", "3")]).await.unwrap();
+    assert_eq!(list(s, sel("v")).await, ["c1/a", "c1/c"]);
+}
+
 #[tokio::test]
 async fn apply_batch_keeps_the_outcome_of_watch_order() {
     let t = temp_store().await;
