@@ -37,6 +37,7 @@ mod sql;
 mod sqlite;
 mod unnest;
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -380,6 +381,13 @@ struct Tx {
     upserts_only: bool,
 }
 
+/// A write transaction as one text (see [`Store::one_text`]).
+struct OneText {
+    text: Stmt,
+    /// It deletes no object.
+    upserts_only: bool,
+}
+
 /// What a transaction may do (see [`Store::begin`] and [`Store::begin_upserts`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Access {
@@ -676,43 +684,75 @@ impl Store {
         tx.commit().await
     }
 
-    /// SQLite: a watch batch of a few upserts (and no change feed to record) as one text that
-    /// begins a transaction, upserts the objects with their label rows (see
-    /// [`sql::upsert_with_labels`]) and commits: one round trip to SQLite's thread instead of
-    /// three (`BEGIN`, the upserts, `COMMIT`). `None` for any other batch, written by
-    /// [`apply_in`]. As there, the last upsert of an object wins.
-    fn one_text(&self, batches: &[(&str, &[Change], Expect)]) -> Result<Option<Stmt>> {
+    /// SQLite: a watch batch of a few changes (and no change feed to record) as one text that
+    /// begins a transaction, writes the changes in order (upserts with their label rows, see
+    /// [`sql::upsert_with_labels`]; deletions, whose label rows go by the foreign key) and
+    /// commits: one round trip to SQLite's thread instead of one for `BEGIN`, one per chunk of
+    /// upserts or deletion, and one for `COMMIT`. `None` for any other batch, written by
+    /// [`apply_in`]. As there, of upserts of one object with no deletion between them, the last
+    /// wins.
+    fn one_text(&self, batches: &[(&str, &[Change], Expect)]) -> Result<Option<OneText>> {
         let Pool::Sqlite(pools) = &self.pool else { return Ok(None) };
-        let objects: usize = batches.iter().map(|(_, events, _)| events.len()).sum();
-        let upserts_only = batches.iter().all(|(_, events, expect)| {
-            *expect == Expect::Any && events.iter().all(|c| matches!(c, Change::Upsert(_)))
-        });
-        if self.origin.is_some() || !upserts_only || !sql::upserts_with_labels(Dialect::Sqlite, objects) {
+        let changes: usize = batches.iter().map(|(_, events, _)| events.len()).sum();
+        if self.origin.is_some()
+            || !sql::upserts_with_labels(Dialect::Sqlite, changes)
+            || batches.iter().any(|(_, _, expect)| *expect != Expect::Any)
+        {
             return Ok(None);
         }
-        let mut text = sql::Builder::new(Dialect::Sqlite, pools.writer(true).1).finish();
+        let upserts_only =
+            batches.iter().all(|(_, events, _)| events.iter().all(|c| matches!(c, Change::Upsert(_))));
+        let mut text = sql::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
         for &(cluster, events, _) in batches {
-            let mut last: foldhash::HashMap<(&Gvr, &str, &str), &StoredObject> = foldhash::HashMap::default();
+            // The upserts since the last deletion, in order, the last of each object in the
+            // place of its first (new rows take ids in the batch's order).
+            let mut last: Vec<Prepared<'_>> = Vec::new();
+            let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
             for change in events {
-                if let Change::Upsert(o) = change {
-                    o.validate()?;
-                    last.insert((&o.gvr, o.namespace.as_str(), o.name.as_str()), o);
+                match change {
+                    Change::Upsert(o) => {
+                        o.validate()?;
+                        match index.entry((&o.gvr, o.namespace.as_str(), o.name.as_str())) {
+                            Entry::Occupied(at) => last[*at.get()] = Prepared::new(o),
+                            Entry::Vacant(at) => {
+                                at.insert(last.len());
+                                last.push(Prepared::new(o));
+                            }
+                        }
+                    }
+                    Change::Delete { gvr, namespace, name, uid } => {
+                        if !last.is_empty() {
+                            text = text.then(sql::upsert_with_labels(cluster, &last));
+                            last.clear();
+                            index.clear();
+                        }
+                        text = text.then(sql::delete_object(
+                            Dialect::Sqlite,
+                            cluster,
+                            gvr,
+                            namespace,
+                            name,
+                            uid,
+                        ));
+                    }
                 }
             }
             if !last.is_empty() {
-                let prepared: Vec<Prepared<'_>> = last.into_values().map(Prepared::new).collect();
-                text = text.then(sql::upsert_with_labels(cluster, &prepared));
+                text = text.then(sql::upsert_with_labels(cluster, &last));
             }
         }
-        Ok(Some(text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish())))
+        let text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
+        Ok(Some(OneText { text, upserts_only }))
     }
 
-    /// Runs a text of [`Store::one_text`] as the writer, in a task of its own (see [`Tx`]).
-    async fn write_one_text(&self, text: Stmt) -> Result<()> {
+    /// Runs a text of [`Store::one_text`] as the writer, in a task of its own (see [`Tx`]): on
+    /// the connection without foreign key checks when it deletes no object (see
+    /// [`Store::begin_upserts`]).
+    async fn write_one_text(&self, one: OneText) -> Result<()> {
         let Pool::Sqlite(pools) = &self.pool else { unreachable!("one_text answers only on SQLite") };
         let _write = Arc::clone(&self.write_lock).lock_owned().await;
-        let pool = pools.writer(true).0.clone();
-        detached(async move { sqlite::execute_transaction(&pool, text).await }).await?
+        let pool = pools.writer(one.upserts_only).0.clone();
+        detached(async move { sqlite::execute_transaction(&pool, one.text).await }).await?
     }
 
     /// After a fresh list whose unchanged objects were skipped (see [`Store::relist_keys`]):

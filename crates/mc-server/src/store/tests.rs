@@ -292,6 +292,50 @@ async fn a_watch_batch_writes_labels_of_any_text_to_its_own_objects_only() {
     assert_eq!(want.len(), 3);
 }
 
+/// A watch batch with deletions is one text too, its changes in order: an object deleted and
+/// created again (another uid) stays as created, with its new labels only; an upsert of a new
+/// incarnation ahead of the old one's deletion is kept; a deletion's label rows go with it.
+#[tokio::test]
+async fn a_watch_batch_with_deletions_is_written_in_order() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let up = |name: &str, uid: &str, labels: &[(&str, &str)]| {
+        Change::Upsert(object(&pods(), Some("ns"), name, uid, labels))
+    };
+    let delete = |name: &str, uid: &str| Change::Delete {
+        gvr: pods(),
+        namespace: "ns".into(),
+        name: name.into(),
+        uid: uid.into(),
+    };
+    s.apply_batch("c1", vec![up("a", "a1", &[("old", "1")]), up("d", "d1", &[("old", "1")])]).await.unwrap();
+    let batch = vec![
+        up("a", "a1", &[("old", "2")]),
+        delete("a", "a1"),
+        up("a", "a2", &[("new", "1")]),
+        up("b", "b1", &[("old", "1")]),
+        delete("b", ""),
+        // A new incarnation of d, then the old one's deletion: nothing of it is left to delete.
+        up("d", "d2", &[("new", "1")]),
+        delete("d", "d1"),
+        up("c", "c1", &[("new", "1"), ("x", "y")]),
+        up("c", "c1", &[("new", "1")]),
+    ];
+    let one = s.one_text(&[("c1", &batch, Expect::Any)]).unwrap().expect("one text");
+    assert!(!one.upserts_only);
+    s.apply_batch("c1", batch).await.unwrap();
+    let page = s.query(&Query::default()).await.unwrap();
+    let mut uids: Vec<String> =
+        page.items.iter().map(|(_, o)| o.value()["metadata"]["uid"].as_str().unwrap().to_string()).collect();
+    uids.sort();
+    assert_eq!(uids, ["a2", "c1", "d2"]);
+    assert_eq!(labels_disagree(s).await, (0, 3));
+    assert_eq!(label_rows(s).await, 3);
+    let sel = |s: &str| Query { labels: Some(LabelSelector::parse(s).unwrap()), ..Query::default() };
+    assert!(list(s, sel("old")).await.is_empty());
+    assert_eq!(list(s, sel("new")).await.len(), 3);
+}
+
 /// A watch batch's one text (`BEGIN`, upserts, `COMMIT`; see `Store::one_text`) that fails
 /// half-way, after its upsert ran, leaves nothing of it, and no transaction open on the
 /// connection: the next writes, by one text and by a transaction of steps, go through.
