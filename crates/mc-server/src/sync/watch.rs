@@ -65,6 +65,10 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
     // a failure (the watcher retries a failed watch itself, without a new list), lifts the mark.
     let mut unwatched = false;
     let mut quiet_since = Instant::now();
+    // Whether the last failures that marked it were its API server being away (unreachable, or
+    // its connection cut): the list that finds the server back lifts that mark at once, rather
+    // than a quiet watch 20 s later; a watch that still fails marks it again.
+    let mut away = false;
     loop {
         if cluster.take_relist(&gvr) {
             debug!(cluster = cluster.name(), %gvr, "relisting");
@@ -104,6 +108,13 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     watcher::Event::InitApply(_) => {}
                 }
                 e
+            }
+            // The version the watch resumed from is gone (an API server restarted, or a long
+            // gap): the watcher lists again by itself, as a watch is meant to. Not a failure: it
+            // marked every type of a restarted API server as not watched for 20 s.
+            Err(watcher::Error::WatchError(s)) if s.code == 410 => {
+                debug!(cluster = cluster.name(), %gvr, "watch expired; listing again");
+                continue;
             }
             Err(e) => {
                 failures += 1;
@@ -155,6 +166,7 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                         stream = listed(&client, &ar, ctx.lists, wait);
                         listing = true;
                         unwatched = true;
+                        away = unreachable(&e);
                     }
                 }
                 continue;
@@ -215,7 +227,11 @@ pub async fn watch_type(ctx: SyncContext, cluster: Arc<Cluster>, client: Client,
                     return;
                 }
                 let keep = (!fresh).then_some(std::mem::take(&mut known));
-                Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep }
+                let back = unwatched && away;
+                if back {
+                    (unwatched, away) = (false, false);
+                }
+                Msg::InitDone { cluster: cluster.clone(), gvr: gvr.clone(), keep, back }
             }
             watcher::Event::Apply(obj) => match ctx.prepare.stored(&gvr, &info.kind, obj) {
                 Some(row) => Msg::Upsert(cluster.clone(), row, now),
@@ -273,6 +289,17 @@ fn listed(
 
 /// A list or watch failure in the server's own words: an API server's refusal by its status
 /// code, never its text (what a remote server says is not echoed into answers).
+/// Whether a failure is the API server not answering: not reached, or its connection cut (a
+/// restart, an outage), not an answer about the type.
+fn unreachable(e: &watcher::Error) -> bool {
+    use watcher::Error as E;
+    matches!(
+        e,
+        E::InitialListFailed(k) | E::WatchStartFailed(k) | E::WatchFailed(k)
+            if matches!(k, kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::ReadEvents(_))
+    )
+}
+
 fn failure(e: &watcher::Error) -> String {
     use watcher::Error as E;
     match e {

@@ -54,6 +54,9 @@ pub enum Msg {
         /// were not stored; `None` when the store held no row of the type when the list started
         /// (a first sync: every row was written by this list, nothing is missing).
         keep: Option<RelistKeys>,
+        /// The list found the type's API server back after it was away: the type's unwatched
+        /// mark, which that absence made, goes once the list is written.
+        back: bool,
     },
     /// The type is no longer served by the cluster.
     DropGvr(Arc<Cluster>, Gvr),
@@ -254,7 +257,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 let (gvr, namespace, name, uid) = *key;
                 push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t, Expect::Any)
             }
-            Msg::InitDone { cluster, gvr, keep } => {
+            Msg::InitDone { cluster, gvr, keep, back } => {
                 flush(w, &mut pending).await;
                 // What the list no longer has was deleted while nobody watched (a watch gap, a
                 // restart, a takeover): gone from the store, and told to the watch streams. A
@@ -276,6 +279,9 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                             s.pending_init.remove(&gvr);
                             // The failure that marked it is over, and so is its message.
                             s.listed_again(&gvr);
+                            if back {
+                                s.watched_again(&gvr);
+                            }
                             if s.pending_init.is_empty() && !s.initial_sync_done {
                                 s.initial_sync_done = true;
                                 s.synced_at = Some(k8s_openapi::jiff::Timestamp::now());
@@ -643,7 +649,7 @@ mod tests {
         sender.send_page(theirs.clone(), objects(0, 40), Expect::NewRows).await.unwrap();
         let keep = objects(0, 5).into_iter().map(|o| o.uid).collect();
         let gvr = Gvr::new("", "v1", "configmaps");
-        sender.send(Msg::InitDone { cluster: theirs, gvr, keep: Some(keep) }).await.unwrap();
+        sender.send(Msg::InitDone { cluster: theirs, gvr, keep: Some(keep), back: false }).await.unwrap();
         drop(sender);
         task.await.unwrap();
         assert_eq!(store.count("mine").await.unwrap(), 30);

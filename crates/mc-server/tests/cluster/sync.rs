@@ -829,6 +829,48 @@ impl Drop for Restore<'_> {
     }
 }
 
+/// An API server restarted faster than the cluster's probe notices (two failed probes, 10 s
+/// apart): its types' watches fail meanwhile and they are marked as not watched, which is so.
+/// The list that finds the server back lifts the mark; a quiet watch did only 20 s later, and
+/// every answer about those types carried a Warning meanwhile.
+#[tokio::test]
+async fn a_type_marked_unwatched_while_its_api_server_restarts_is_unmarked_by_the_list_after() {
+    let env = TestEnv::from_env();
+    let cluster = env.clusters.last().unwrap().clone();
+    let server = McServer::start(&env, "restart-marks", Options::default()).await;
+    let this_cluster = || async {
+        let (_, clusters) = server.get("/v1/clusters").await;
+        clusters.as_array()?.iter().find(|c| c["name"] == cluster.name.as_str()).cloned()
+    };
+    let dir = env.dir.display().to_string();
+    crate::testenv::testenv_command(&["stop-apiserver", "--dir", &dir, &cluster.name]).unwrap();
+    let restore = Restore(&env, cluster.name.clone());
+    // Three failures of a watch take about 2.4 s (the watcher retries after 0.8 s, then twice
+    // that, jittered).
+    let marked = eventually(
+        "a type marked unwatched while its API server is away",
+        Duration::from_secs(8),
+        || async {
+            let c = this_cluster().await?;
+            let marked = c.get("unwatchedTypes")?.as_array()?.len();
+            (c["status"] == "Synced" && marked > 0).then_some(marked)
+        },
+    )
+    .await;
+    drop(restore);
+    eventually("every type listed again", Duration::from_secs(60), || async {
+        let c = this_cluster().await?;
+        (c["status"] == "Synced" && c.get("unlistedTypes").is_none()).then_some(())
+    })
+    .await;
+    eventually("no type marked unwatched once they are listed", Duration::from_secs(5), || async {
+        let c = this_cluster().await?;
+        c.get("unwatchedTypes").is_none().then_some(())
+    })
+    .await;
+    eprintln!("{marked} types marked unwatched while the API server was away, unmarked after");
+}
+
 #[tokio::test]
 async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
     let env = TestEnv::from_env();
