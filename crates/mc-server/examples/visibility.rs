@@ -151,6 +151,11 @@ async fn main() -> anyhow::Result<()> {
         direct_watchers.push(tokio::spawn(async move {
             let mut version = listed.unwrap_or_default();
             loop {
+                if version.is_empty()
+                    && let Ok(list) = api.list_metadata(&ListParams::default().limit(1)).await
+                {
+                    version = list.metadata.resource_version.unwrap_or_default();
+                }
                 if let Ok(events) = api.watch(&WatchParams::default(), &version).await {
                     let mut events = events.boxed();
                     while let Some(Ok(event)) = events.next().await {
@@ -168,7 +173,14 @@ async fn main() -> anyhow::Result<()> {
                                 version = cm.metadata.resource_version.unwrap_or(version);
                             }
                             WatchEvent::Bookmark(b) => version = b.metadata.resource_version,
-                            WatchEvent::Error(_) => break,
+                            // Expired (410): from the current version on, the changes between are
+                            // not timed.
+                            WatchEvent::Error(e) => {
+                                if e.code == 410 {
+                                    version.clear();
+                                }
+                                break;
+                            }
                         }
                     }
                 }
@@ -252,11 +264,11 @@ async fn main() -> anyhow::Result<()> {
     let (latencies, early) = delays(&log.acked, &log.seen);
     let (direct, _) = delays(&log.acked, &log.direct);
     let (vs, _) = delays(&log.acked, &log.vs);
-    // The other build's latency minus this one's, change by change (both seen).
     let signed_ms = |from: Instant, to: Instant| match to.checked_duration_since(from) {
         Some(d) => d.as_secs_f64() * 1000.0,
         None => -(from.duration_since(to).as_secs_f64() * 1000.0),
     };
+    // The other build's latency minus this one's, change by change (both seen).
     let mut vs_minus: Vec<f64> =
         log.acked.keys().filter_map(|k| Some(signed_ms(*log.seen.get(k)?, *log.vs.get(k)?))).collect();
     vs_minus.sort_by(f64::total_cmp);

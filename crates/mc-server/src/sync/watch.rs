@@ -287,8 +287,6 @@ fn listed(
     later.chain(stream).default_backoff().boxed()
 }
 
-/// A list or watch failure in the server's own words: an API server's refusal by its status
-/// code, never its text (what a remote server says is not echoed into answers).
 /// Whether a failure is the API server not answering: not reached, or its connection cut (a
 /// restart, an outage), not an answer about the type.
 fn unreachable(e: &watcher::Error) -> bool {
@@ -300,6 +298,8 @@ fn unreachable(e: &watcher::Error) -> bool {
     )
 }
 
+/// A list or watch failure in the server's own words: an API server's refusal by its status
+/// code, never its text (what a remote server says is not echoed into answers).
 fn failure(e: &watcher::Error) -> String {
     use watcher::Error as E;
     match e {
