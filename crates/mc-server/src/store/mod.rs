@@ -24,6 +24,7 @@
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
+mod checkpoint;
 mod copy;
 mod deferred;
 mod digests;

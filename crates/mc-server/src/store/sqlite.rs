@@ -1,6 +1,7 @@
 //! Embedded SQLite backend: one database file, WAL journal, one writer at a time.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::migrate::Migrator;
@@ -10,6 +11,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{Row as _, Sqlite, SqlitePool};
 
+use super::checkpoint::Checkpoints;
 use super::sql::{Arg, Cell, Col, Row, Stmt};
 use super::{Error, Result, redact_url};
 
@@ -26,6 +28,8 @@ pub(super) struct Pools {
     pub(super) main: SqlitePool,
     /// `None` for `:memory:`, whose every connection is a database of its own.
     pub(super) upserts: Option<SqlitePool>,
+    /// The log's checkpoints off the writer's path (`None` for `:memory:`, which has no log).
+    checkpoints: Option<Arc<Checkpoints>>,
 }
 
 impl Pools {
@@ -43,9 +47,14 @@ impl Pools {
     }
 
     pub(super) async fn close(&self) {
-        self.main.close().await;
-        if let Some(upserts) = &self.upserts {
-            upserts.close().await;
+        // sqlx's `close` leaves open a connection that comes back to the pool while it runs (the
+        // connection's check on return awaits its worker thread): a second `close` closes it.
+        for pool in std::iter::once(&self.main).chain(&self.upserts) {
+            pool.close().await;
+            pool.close().await;
+        }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.stop().await;
         }
     }
 }
@@ -66,8 +75,9 @@ pub(super) async fn connect(url: &str) -> Result<Pools> {
         .pragma("page_size", "16384")
         // Statement journals of multi-row upserts in memory rather than in temporary files.
         .pragma("temp_store", "MEMORY")
-        // Checkpoint (inside a commit) once the log holds 64 MiB rather than 4 MiB: pages an
-        // initial sync rewrites again and again are copied into the database fewer times.
+        // A commit checkpoints once the log holds 64 MiB rather than 4 MiB: pages an initial
+        // sync rewrites again and again are copied into the database fewer times. A task of its
+        // own checkpoints more often, off the writer's path (see `checkpoint`).
         .pragma("wal_autocheckpoint", "4096")
         .pragma("journal_size_limit", "67108864");
     if !memory && let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -88,9 +98,10 @@ pub(super) async fn connect(url: &str) -> Result<Pools> {
     } else {
         // One connection, kept: its prepared statements are the point of it.
         let pool = SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None);
-        Some(pool.connect_with(options.foreign_keys(false)).await.map_err(connect_error)?)
+        Some(pool.connect_with(options.clone().foreign_keys(false)).await.map_err(connect_error)?)
     };
-    Ok(Pools { main, upserts })
+    let checkpoints = (!memory).then(|| Checkpoints::spawn(options));
+    Ok(Pools { main, upserts, checkpoints })
 }
 
 /// Binds by value, taking the statement's arguments: sqlx hands SQLite's worker thread arguments

@@ -102,6 +102,58 @@ async fn connect_creates_the_database_file_and_its_directory() {
     assert_eq!(again.count("c1").await.unwrap(), 0);
 }
 
+/// Polls `done` every 20 ms for up to `seconds`; whether it held.
+async fn within(seconds: u64, mut done: impl FnMut() -> bool) -> bool {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() {
+        if std::time::Instant::now() > end {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    true
+}
+
+/// The log is copied into the database file by a task of its own, long before a commit grows it
+/// to the writers' checkpoint (64 MiB); the task ends with the store, and no connection is left
+/// open.
+#[tokio::test]
+async fn the_log_is_copied_into_the_database_file_off_the_writers_path_until_the_store_closes() {
+    let t = temp_store().await;
+    let file = t.dir.join("nested/mc.db");
+    let log = t.dir.join("nested/mc.db-wal");
+    let len = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    // Let the checkpoint of the migrations pass, then write objects (a few hundred KiB).
+    tokio::time::sleep(checkpoint::EVERY * 2).await;
+    let before = len(&file);
+    for chunk in 0..4 {
+        let batch: Vec<Change> = (0..250)
+            .map(|i| {
+                let mut o =
+                    object(&pods(), Some("ns"), &format!("p{chunk}-{i}"), &format!("u{chunk}-{i}"), &[]);
+                edit(&mut o, |v| v["data"] = json!("x".repeat(400)));
+                Change::Upsert(o)
+            })
+            .collect();
+        t.store.apply_batch("c1", batch).await.unwrap();
+    }
+    assert!(len(&log) > 400_000, "the writes went to the log: {} bytes", len(&log));
+    assert!(
+        within(3, || len(&file) >= before + 400_000).await,
+        "the database file did not take the log: {} bytes, {before} before the writes",
+        len(&file)
+    );
+    assert_eq!(t.store.count("c1").await.unwrap(), 1000);
+    t.store.close().await;
+    let open = || {
+        let fds =
+            std::fs::read_dir("/proc/self/fd").map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+        fds.iter().filter(|f| std::fs::read_link(f.path()).is_ok_and(|l| l == file)).count()
+    };
+    // At once: `close` waits for the task's connection, and closes what comes back to the pools.
+    assert_eq!(open(), 0, "the database file is still open after the store closed");
+}
+
 #[tokio::test]
 async fn unknown_url_scheme_is_a_clear_error_without_the_password() {
     let err = Store::connect("redis://user:secret@host/0").await.unwrap_err();
