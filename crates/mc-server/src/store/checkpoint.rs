@@ -14,13 +14,11 @@
 //! checkpoints finds nothing written meanwhile. The writers' own checkpoint stays as it was: it
 //! bounds the log if the task falls behind or fails.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 use sqlx::{ConnectOptions as _, Connection as _, Row as _};
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 use tracing::warn;
 
 /// How often the log is copied into the database.
@@ -32,28 +30,25 @@ pub(super) const EVERY: Duration = Duration::from_millis(250);
 const AGAIN: usize = 4;
 
 /// The task that checkpoints one database file. It ends when [`Checkpoints::stop`] is called or
-/// this is dropped.
+/// the last clone is dropped.
+#[derive(Clone)]
 pub(super) struct Checkpoints {
     stop: watch::Sender<bool>,
-    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Checkpoints {
     /// Starts checkpointing the database of `options` on a connection of its own.
-    pub(super) fn spawn(options: SqliteConnectOptions) -> Arc<Checkpoints> {
+    pub(super) fn spawn(options: SqliteConnectOptions) -> Checkpoints {
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(options, stopped));
-        Arc::new(Checkpoints { stop, task: Mutex::new(Some(task)) })
+        tokio::spawn(run(options, stopped));
+        Checkpoints { stop }
     }
 
     /// Stops the task and waits until its connection is closed (a checkpoint under way first
-    /// runs to its end).
+    /// runs to its end): the task drops its receiver last.
     pub(super) async fn stop(&self) {
         self.stop.send_replace(true);
-        let task = self.task.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        self.stop.closed().await;
     }
 }
 
@@ -64,7 +59,7 @@ async fn run(options: SqliteConnectOptions, mut stopped: watch::Receiver<bool>) 
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            // Stopped, or the sender dropped with the store.
+            // Stopped, or every sender dropped with the store.
             _ = stopped.changed() => break,
             _ = tick.tick() => {}
         }

@@ -1,7 +1,6 @@
 //! Embedded SQLite backend: one database file, WAL journal, one writer at a time.
 
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::migrate::Migrator;
@@ -29,7 +28,7 @@ pub(super) struct Pools {
     /// `None` for `:memory:`, whose every connection is a database of its own.
     pub(super) upserts: Option<SqlitePool>,
     /// The log's checkpoints off the writer's path (`None` for `:memory:`, which has no log).
-    checkpoints: Option<Arc<Checkpoints>>,
+    checkpoints: Option<Checkpoints>,
 }
 
 impl Pools {
