@@ -382,6 +382,13 @@ struct Tx {
     upserts_only: bool,
 }
 
+/// The largest watch batch of upserts only whose text [`Store::one_text`] keeps prepared (one
+/// text for each number of objects, on the upserts' connection). Each text was parsed and
+/// planned anew: at 1,000 changes/s, a sixth of mc-server's CPU; a batch of 3 objects now
+/// takes a third of the time, of 8 to 48 20-40 % less. Most batches hold a few objects; the
+/// prepared texts of up to 16 take ~0.6 MiB (all 63 below 64 would take ~9 MiB).
+const KEPT_TEXTS_UP_TO: usize = 16;
+
 /// A write transaction as one text (see [`Store::one_text`]).
 struct OneText {
     text: Stmt,
@@ -691,7 +698,8 @@ impl Store {
     /// commits: one round trip to SQLite's thread instead of one for `BEGIN`, one per chunk of
     /// upserts or deletion, and one for `COMMIT`. `None` for any other batch, written by
     /// [`apply_in`]. As there, of upserts of one object with no deletion between them, the last
-    /// wins.
+    /// wins. A batch of upserts only, of any clusters, is one statement whose text depends only
+    /// on how many objects it holds, kept prepared up to [`KEPT_TEXTS_UP_TO`] of them.
     fn one_text(&self, batches: &[(&str, &[Change], Expect)]) -> Result<Option<OneText>> {
         let Pool::Sqlite(pools) = &self.pool else { return Ok(None) };
         let changes: usize = batches.iter().map(|(_, events, _)| events.len()).sum();
@@ -704,26 +712,30 @@ impl Store {
         let upserts_only =
             batches.iter().all(|(_, events, _)| events.iter().all(|c| matches!(c, Change::Upsert(_))));
         let mut text = sql::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
+        // The upserts since the last deletion, in order, the last of each object in the place of
+        // its first (new rows take ids in the batch's order).
+        let mut last: Vec<(&str, Prepared<'_>)> = Vec::new();
+        let mut index: foldhash::HashMap<(&str, &Gvr, &str, &str), usize> = foldhash::HashMap::default();
+        let upsert = |last: &[(&str, Prepared<'_>)]| {
+            let rows: Vec<(&str, &Prepared<'_>)> = last.iter().map(|(c, p)| (*c, p)).collect();
+            sql::upsert_with_labels(&rows)
+        };
         for &(cluster, events, _) in batches {
-            // The upserts since the last deletion, in order, the last of each object in the
-            // place of its first (new rows take ids in the batch's order).
-            let mut last: Vec<Prepared<'_>> = Vec::new();
-            let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
             for change in events {
                 match change {
                     Change::Upsert(o) => {
                         o.validate()?;
-                        match index.entry((&o.gvr, o.namespace.as_str(), o.name.as_str())) {
-                            Entry::Occupied(at) => last[*at.get()] = Prepared::new(o),
+                        match index.entry((cluster, &o.gvr, o.namespace.as_str(), o.name.as_str())) {
+                            Entry::Occupied(at) => last[*at.get()].1 = Prepared::new(o),
                             Entry::Vacant(at) => {
                                 at.insert(last.len());
-                                last.push(Prepared::new(o));
+                                last.push((cluster, Prepared::new(o)));
                             }
                         }
                     }
                     Change::Delete { gvr, namespace, name, uid } => {
                         if !last.is_empty() {
-                            text = text.then(sql::upsert_with_labels(cluster, &last));
+                            text = text.then(upsert(&last));
                             last.clear();
                             index.clear();
                         }
@@ -738,11 +750,12 @@ impl Store {
                     }
                 }
             }
-            if !last.is_empty() {
-                text = text.then(sql::upsert_with_labels(cluster, &last));
-            }
         }
-        let text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
+        if !last.is_empty() {
+            text = text.then(upsert(&last));
+        }
+        let mut text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
+        text.reuse = upserts_only && last.len() <= KEPT_TEXTS_UP_TO;
         Ok(Some(OneText { text, upserts_only }))
     }
 
@@ -1205,7 +1218,8 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
             Some(first) => (Write::NewIds(first), sql::insert_new_resources(cluster, chunk, first)),
             None if inserts => (Write::Insert, sql::insert_resources(cluster, chunk)),
             None if sql::upserts_with_labels(d, chunk.len()) => {
-                (Write::WithLabels, sql::upsert_with_labels(cluster, chunk))
+                let rows: Vec<(&str, &Prepared<'_>)> = chunk.iter().map(|p| (cluster, p)).collect();
+                (Write::WithLabels, sql::upsert_with_labels(&rows))
             }
             None => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
         };

@@ -505,43 +505,47 @@ pub(crate) fn upserts_with_labels(d: Dialect, n: usize) -> bool {
 /// thread, binding the arguments in order, so the chunk takes one round trip to that thread
 /// instead of three (the upsert answering ids, the delete, the insert), each of which waited
 /// for a core on a busy machine. The label statements find the rows by natural key (the unique
-/// `uq_resources_key`), and the labels of each object come as one JSON text, spread into rows
-/// by `json_each`.
-pub(crate) fn upsert_with_labels(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+/// `uq_resources_key`), and the labels of each object come as one JSON text (`{}` for none),
+/// spread into rows by `json_each`. Each row carries its cluster, so the objects of several
+/// clusters go in one statement, whose text depends only on how many they are (see
+/// [`Builder::reusable`]).
+pub(crate) fn upsert_with_labels(rows: &[(&str, &Prepared<'_>)]) -> Stmt {
     let d = Dialect::Sqlite;
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
-    push_resource_rows(&mut b, cluster, rows, None);
+    for (i, (cluster, p)) in rows.iter().enumerate() {
+        if i > 0 {
+            b.push(", ");
+        }
+        push_resource_row(&mut b, cluster, p, None);
+    }
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
     b.push("; DELETE FROM resource_labels WHERE resource_id IN (SELECT r.id FROM ");
-    push_keys(&mut b, cluster, rows.iter().map(|p| (p.object, None)));
-    b.push(")");
-    let labelled: Vec<&Prepared<'_>> = rows.iter().filter(|p| !p.object.labels.is_empty()).collect();
-    if !labelled.is_empty() {
-        b.push("; INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ");
-        let labels = labelled.iter().map(|p| {
-            let json = serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into());
-            (p.object, Some(json))
-        });
-        push_keys(&mut b, cluster, labels);
-        b.push(", json_each(k.column6) l");
-    }
+    push_keys(&mut b, rows.iter().map(|(c, p)| (*c, p.object, None)));
+    b.push(
+        "); INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ",
+    );
+    let labels = rows.iter().map(|(c, p)| {
+        let json = match p.object.labels.is_empty() {
+            true => "{}".to_string(),
+            false => serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into()),
+        };
+        (*c, p.object, Some(json))
+    });
+    push_keys(&mut b, labels);
+    b.push(", json_each(k.column7) l");
     b.finish()
 }
 
-/// `(VALUES (group, version, resource, namespace, name[, more]), …) k JOIN resources r ON` the
-/// natural key of each, in `cluster`: the rows of these objects (see [`upsert_with_labels`]).
-fn push_keys<'a>(
-    b: &mut Builder,
-    cluster: &str,
-    keys: impl Iterator<Item = (&'a StoredObject, Option<String>)>,
-) {
+/// `(VALUES (group, version, resource, namespace, name, cluster[, more]), …) k JOIN resources r
+/// ON` the natural key of each: the rows of these objects (see [`upsert_with_labels`]).
+fn push_keys<'a>(b: &mut Builder, keys: impl Iterator<Item = (&'a str, &'a StoredObject, Option<String>)>) {
     b.push("(VALUES ");
-    for (i, (o, more)) in keys.enumerate() {
+    for (i, (cluster, o, more)) in keys.enumerate() {
         b.push(if i > 0 { ", (" } else { "(" });
         b.bind(o.gvr.group.as_str()).push(", ").bind(o.gvr.version.as_str());
         b.push(", ").bind(o.gvr.resource.as_str()).push(", ").bind(o.namespace.as_str());
-        b.push(", ").bind(o.name.as_str());
+        b.push(", ").bind(o.name.as_str()).push(", ").bind(cluster);
         if let Some(more) = more {
             b.push(", ").bind(more);
         }
@@ -549,9 +553,8 @@ fn push_keys<'a>(
     }
     b.push(
         ") k JOIN resources r ON r.\"group\" = k.column1 AND r.version = k.column2 AND r.resource = k.column3 \
-         AND r.cluster = ",
+         AND r.cluster = k.column6 AND r.namespace = k.column4 AND r.name = k.column5",
     );
-    b.bind(cluster).push(" AND r.namespace = k.column4 AND r.name = k.column5");
 }
 
 /// MySQL/MariaDB: plain multi-row insert of `rows` as new rows, without `ON DUPLICATE KEY
@@ -644,29 +647,34 @@ fn push_typed_resource_rows(
 /// The `VALUES` rows of [`RESOURCE_COLUMNS`] (after an `id` from `first_id` on, when given).
 fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], first_id: Option<i64>) {
     for (i, p) in rows.iter().enumerate() {
-        let o = p.object;
         if i > 0 {
             b.push(", ");
         }
-        b.push("(");
-        if let Some(first) = first_id {
-            b.bind(first + i as i64).push(", ");
-        }
-        b.bind(o.namespace.as_str());
-        b.push(", ").bind(o.name.as_str());
-        b.push(", ").bind(cluster);
-        b.push(", ").bind(o.gvr.group.as_str());
-        b.push(", ").bind(o.gvr.version.as_str());
-        b.push(", ").bind(o.gvr.resource.as_str());
-        b.push(", ").bind(o.kind.as_str());
-        b.push(", ").bind(o.resource_version.as_str());
-        b.push(", ").bind(Arg::OptText(o.owner_uid.clone()));
-        b.push(", ").bind(o.uid.as_str());
-        b.push(", ").bind(p.hash.as_str());
-        b.push(", ").bind(o.object.text().to_string());
-        b.push(", ").bind_unix_time(o.created_at);
-        b.push(", CURRENT_TIMESTAMP, NULL)");
+        push_resource_row(b, cluster, p, first_id.map(|first| first + i as i64));
     }
+}
+
+/// One `VALUES` row of [`RESOURCE_COLUMNS`] (after `id`, when given).
+fn push_resource_row(b: &mut Builder, cluster: &str, p: &Prepared<'_>, id: Option<i64>) {
+    let o = p.object;
+    b.push("(");
+    if let Some(id) = id {
+        b.bind(id).push(", ");
+    }
+    b.bind(o.namespace.as_str());
+    b.push(", ").bind(o.name.as_str());
+    b.push(", ").bind(cluster);
+    b.push(", ").bind(o.gvr.group.as_str());
+    b.push(", ").bind(o.gvr.version.as_str());
+    b.push(", ").bind(o.gvr.resource.as_str());
+    b.push(", ").bind(o.kind.as_str());
+    b.push(", ").bind(o.resource_version.as_str());
+    b.push(", ").bind(Arg::OptText(o.owner_uid.clone()));
+    b.push(", ").bind(o.uid.as_str());
+    b.push(", ").bind(p.hash.as_str());
+    b.push(", ").bind(o.object.text().to_string());
+    b.push(", ").bind_unix_time(o.created_at);
+    b.push(", CURRENT_TIMESTAMP, NULL)");
 }
 
 /// The largest row id of `table` (0 when empty); answers one [`Col::Int`].

@@ -344,6 +344,55 @@ async fn a_watch_batch_writes_labels_of_any_text_to_its_own_objects_only() {
     assert_eq!(want.len(), 3);
 }
 
+/// A watch batch of upserts only, of several clusters, is one text whose SQL depends only on
+/// how many objects it holds, so SQLite keeps it prepared (up to `KEPT_TEXTS_UP_TO` objects):
+/// the same text for 3 objects of 3 clusters as for 3 of one. Each object lands in its own
+/// cluster with its own labels, though all have the same type, namespace and name; the last
+/// upsert of an object wins.
+#[tokio::test]
+async fn a_watch_batch_of_upserts_of_several_clusters_is_one_kept_text() {
+    let t = temp_store().await;
+    let s = &t.store;
+    let up =
+        |uid: &str, labels: &[(&str, &str)]| Change::Upsert(object(&pods(), Some("ns"), "a", uid, labels));
+    let (c1, c2, c3) =
+        (vec![up("u1", &[("at", "c1")])], vec![up("u2", &[])], vec![up("u3", &[("at", "c3")])]);
+    let spread: [(&str, &[Change], Expect); 3] =
+        [("c1", &c1, Expect::Any), ("c2", &c2, Expect::Any), ("c3", &c3, Expect::Any)];
+    let other = |name: &str| Change::Upsert(object(&pods(), Some("ns"), name, name, &[("k", "v")]));
+    // 3 objects in 4 upserts: the last of `a` in the place of its first.
+    let one = [up("u1", &[]), other("b"), other("c"), up("u1", &[("x", "y")])];
+    let (a, b) =
+        (s.one_text(&spread).unwrap().unwrap(), s.one_text(&[("c1", &one, Expect::Any)]).unwrap().unwrap());
+    assert_eq!(a.text.sql, b.text.sql, "the text depends on the number of objects only");
+    assert!(a.text.reuse && a.text.persistent(), "kept prepared");
+    let many: Vec<Change> = (0..=KEPT_TEXTS_UP_TO)
+        .map(|i| Change::Upsert(object(&pods(), Some("ns"), &format!("o{i}"), &format!("o{i}"), &[])))
+        .collect();
+    assert!(!s.one_text(&[("c1", &many, Expect::Any)]).unwrap().unwrap().text.reuse);
+
+    s.apply_changes_of(&spread).await.unwrap();
+    // Written again, c1's labels changed and c3's gone: the others' stay.
+    let (c1, c3) = (vec![up("u1", &[("at", "c1"), ("again", "yes")])], vec![up("u3", &[])]);
+    s.apply_changes_of(&[("c1", &c1, Expect::Any), ("c3", &c3, Expect::Any)]).await.unwrap();
+    let mut tx = s.begin(false).await.unwrap();
+    let stmt = sql::Builder::new(
+        tx.dialect,
+        "SELECT r.cluster || '/' || r.uid, COALESCE(group_concat(l.\"key\" || '=' || l.\"value\"), '') \
+         FROM resources r LEFT JOIN resource_labels l ON l.resource_id = r.id GROUP BY r.id ORDER BY 1",
+    );
+    let rows = tx.fetch(stmt.finish(), &[Col::Text, Col::Text]).await.unwrap();
+    tx.commit().await.unwrap();
+    let rows: Vec<(String, String)> = rows.into_iter().map(|mut r| (r.text(0), r.text(1))).collect();
+    let labels = |o: &str| rows.iter().find(|(k, _)| k == o).map(|(_, l)| l.split(',').collect::<Vec<_>>());
+    let mut c1 = labels("c1/u1").unwrap();
+    c1.sort();
+    assert_eq!(c1, ["again=yes", "at=c1"]);
+    assert_eq!(labels("c2/u2").unwrap(), [""]);
+    assert_eq!(labels("c3/u3").unwrap(), [""]);
+    assert_eq!(rows.len(), 3);
+}
+
 /// A watch batch with deletions is one text too, its changes in order: an object deleted and
 /// created again (another uid) stays as created, with its new labels only; an upsert of a new
 /// incarnation ahead of the old one's deletion is kept; a deletion's label rows go with it.
