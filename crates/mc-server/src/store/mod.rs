@@ -32,13 +32,13 @@ mod feed;
 mod keys;
 mod mysql;
 mod object;
+mod pending;
 mod postgres;
 mod raw;
 mod sql;
 mod sqlite;
 mod unnest;
 
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
@@ -53,6 +53,7 @@ pub use digests::{DigestPage, DigestRow};
 pub use feed::FeedChange;
 pub use keys::RelistKeys;
 pub use object::{Change, Expect, StoredObject};
+use pending::Pending;
 pub use raw::RawObject;
 use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
 
@@ -693,13 +694,13 @@ impl Store {
     }
 
     /// SQLite: a watch batch of a few changes (and no change feed to record) as one text that
-    /// begins a transaction, writes the changes in order (upserts with their label rows, see
-    /// [`sql::upsert_with_labels`]; deletions, whose label rows go by the foreign key) and
-    /// commits: one round trip to SQLite's thread instead of one for `BEGIN`, one per chunk of
-    /// upserts or deletion, and one for `COMMIT`. `None` for any other batch, written by
-    /// [`apply_in`]. As there, of upserts of one object with no deletion between them, the last
-    /// wins. A batch of upserts only, of any clusters, is one statement whose text depends only
-    /// on how many objects it holds, kept prepared up to [`KEPT_TEXTS_UP_TO`] of them.
+    /// begins a transaction, writes the batch's deletions in order (their label rows go by the
+    /// foreign key), then its upserts as [`apply_in`] does (see [`Pending`]) in one statement
+    /// with their label rows ([`sql::upsert_with_labels`]), and commits: one round trip to
+    /// SQLite's thread instead of one for `BEGIN`, one per chunk of upserts or deletion, and one
+    /// for `COMMIT`. `None` for any other batch, written by [`apply_in`]. The text of a batch of
+    /// upserts only, of any clusters, depends only on how many objects it holds: it is kept
+    /// prepared up to [`KEPT_TEXTS_UP_TO`] of them.
     fn one_text(&self, batches: &[(&str, &[Change], Expect)]) -> Result<Option<OneText>> {
         let Pool::Sqlite(pools) = &self.pool else { return Ok(None) };
         let changes: usize = batches.iter().map(|(_, events, _)| events.len()).sum();
@@ -712,33 +713,17 @@ impl Store {
         let upserts_only =
             batches.iter().all(|(_, events, _)| events.iter().all(|c| matches!(c, Change::Upsert(_))));
         let mut text = sql::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
-        // The upserts since the last deletion, in order, the last of each object in the place of
-        // its first (new rows take ids in the batch's order).
-        let mut last: Vec<(&str, Prepared<'_>)> = Vec::new();
-        let mut index: foldhash::HashMap<(&str, &Gvr, &str, &str), usize> = foldhash::HashMap::default();
-        let upsert = |last: &[(&str, Prepared<'_>)]| {
-            let rows: Vec<(&str, &Prepared<'_>)> = last.iter().map(|(c, p)| (*c, p)).collect();
-            sql::upsert_with_labels(&rows)
-        };
+        // Deletions in order, then the upserts left (see [`Pending`]).
+        let mut pending = Pending::default();
         for &(cluster, events, _) in batches {
             for change in events {
                 match change {
                     Change::Upsert(o) => {
                         o.validate()?;
-                        match index.entry((cluster, &o.gvr, o.namespace.as_str(), o.name.as_str())) {
-                            Entry::Occupied(at) => last[*at.get()].1 = Prepared::new(o),
-                            Entry::Vacant(at) => {
-                                at.insert(last.len());
-                                last.push((cluster, Prepared::new(o)));
-                            }
-                        }
+                        pending.upsert(cluster, o);
                     }
                     Change::Delete { gvr, namespace, name, uid } => {
-                        if !last.is_empty() {
-                            text = text.then(upsert(&last));
-                            last.clear();
-                            index.clear();
-                        }
+                        pending.delete(cluster, gvr, namespace, name, uid);
                         text = text.then(sql::delete_object(
                             Dialect::Sqlite,
                             cluster,
@@ -751,11 +736,13 @@ impl Store {
                 }
             }
         }
-        if !last.is_empty() {
-            text = text.then(upsert(&last));
+        let objects: Vec<(&str, Prepared<'_>)> = pending.take().map(|(c, o)| (c, Prepared::new(o))).collect();
+        if !objects.is_empty() {
+            let rows: Vec<(&str, &Prepared<'_>)> = objects.iter().map(|(c, p)| (*c, p)).collect();
+            text = text.then(sql::upsert_with_labels(&rows));
         }
         let mut text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
-        text.reuse = upserts_only && last.len() <= KEPT_TEXTS_UP_TO;
+        text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;
         Ok(Some(OneText { text, upserts_only }))
     }
 
@@ -1104,12 +1091,9 @@ async fn apply_in(
     expect: Expect,
 ) -> Result<()> {
     let d = tx.dialect;
-    // Upserts are collected (the last one per key wins) and written in multi-row chunks;
-    // deletes run at once. That keeps the order's outcome: a delete only removes what an
-    // earlier event wrote, and a pending upsert of the same incarnation is dropped with it.
-    let mut pending: Vec<Option<&StoredObject>> = Vec::new();
-    // Seeded foldhash, not SipHash: the single writer hashes every key of every batch.
-    let mut index: foldhash::HashMap<(&Gvr, &str, &str), usize> = foldhash::HashMap::default();
+    // Upserts are collected (see [`Pending`]) and written in multi-row chunks; deletions run at
+    // once.
+    let mut pending = Pending::default();
     // The type of the last upsert pending.
     let mut chunk_type: Option<&Gvr> = None;
     for change in events {
@@ -1121,48 +1105,27 @@ async fn apply_in(
                 // new rows to the upsert (3 chunks of 500 per first sync of 3 × 30k on
                 // SQLite, one of 1,001 on PostgreSQL).
                 if expect == Expect::NewRows && chunk_type.is_some_and(|gvr| gvr != &object.gvr) {
-                    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+                    write_pending(tx, cluster, &mut pending, expect).await?;
                 }
                 chunk_type = Some(&object.gvr);
-                let key = (&object.gvr, object.namespace.as_str(), object.name.as_str());
-                match index.get(&key) {
-                    Some(&i) => pending[i] = Some(object),
-                    None => {
-                        index.insert(key, pending.len());
-                        pending.push(Some(object));
-                    }
-                }
+                pending.upsert(cluster, object);
                 if pending.len() >= sql::write_chunk(d).0 {
-                    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+                    write_pending(tx, cluster, &mut pending, expect).await?;
                 }
             }
             Change::Delete { gvr, namespace, name, uid } => {
-                let key = (gvr, namespace.as_str(), name.as_str());
-                if let Some(&i) = index.get(&key)
-                    && (uid.is_empty() || pending[i].is_some_and(|o| o.uid == *uid))
-                {
-                    pending[i] = None;
-                    index.remove(&key);
-                }
+                pending.delete(cluster, gvr, namespace, name, uid);
                 tx.execute(sql::delete_object(d, cluster, gvr, namespace, name, uid)).await?;
             }
         }
     }
-    write_pending(tx, cluster, &mut pending, &mut index, expect).await?;
+    write_pending(tx, cluster, &mut pending, expect).await?;
     feed::record(tx, origin, cluster, events).await
 }
 
-/// Writes the upserts [`Store::apply_changes`] collected (`None`: dropped by a later delete) and
-/// forgets them.
-async fn write_pending<'a>(
-    tx: &mut Tx,
-    cluster: &str,
-    pending: &mut Vec<Option<&'a StoredObject>>,
-    index: &mut foldhash::HashMap<(&'a Gvr, &'a str, &'a str), usize>,
-    expect: Expect,
-) -> Result<()> {
-    let prepared: Vec<Prepared<'_>> = pending.drain(..).flatten().map(Prepared::new).collect();
-    index.clear();
+/// Writes the upserts [`Store::apply_changes`] collected (those of one cluster) and forgets them.
+async fn write_pending(tx: &mut Tx, cluster: &str, pending: &mut Pending<'_>, expect: Expect) -> Result<()> {
+    let prepared: Vec<Prepared<'_>> = pending.take().map(|(_, o)| Prepared::new(o)).collect();
     if prepared.is_empty() {
         return Ok(());
     }

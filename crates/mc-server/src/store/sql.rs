@@ -507,8 +507,8 @@ pub(crate) fn upserts_with_labels(d: Dialect, n: usize) -> bool {
 /// for a core on a busy machine. The label statements find the rows by natural key (the unique
 /// `uq_resources_key`), and the labels of each object come as one JSON text (`{}` for none),
 /// spread into rows by `json_each`. Each row carries its cluster, so the objects of several
-/// clusters go in one statement, whose text depends only on how many they are (see
-/// [`Builder::reusable`]).
+/// clusters go in one statement, whose text depends only on how many they are: a watch batch's
+/// text is kept prepared (see `Store::one_text`).
 pub(crate) fn upsert_with_labels(rows: &[(&str, &Prepared<'_>)]) -> Stmt {
     let d = Dialect::Sqlite;
     let mut b = Builder::new(d, "INSERT INTO resources (");
@@ -526,9 +526,10 @@ pub(crate) fn upsert_with_labels(rows: &[(&str, &Prepared<'_>)]) -> Stmt {
         "); INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ",
     );
     let labels = rows.iter().map(|(c, p)| {
-        let json = match p.object.labels.is_empty() {
-            true => "{}".to_string(),
-            false => serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into()),
+        let json = if p.object.labels.is_empty() {
+            "{}".to_string()
+        } else {
+            serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into())
         };
         (*c, p.object, Some(json))
     });

@@ -393,9 +393,11 @@ async fn a_watch_batch_of_upserts_of_several_clusters_is_one_kept_text() {
     assert_eq!(rows.len(), 3);
 }
 
-/// A watch batch with deletions is one text too, its changes in order: an object deleted and
+/// A watch batch with deletions is one text too, its deletions first, then the upserts they
+/// left (see `Pending`), which ends as its changes in order would: an object deleted and
 /// created again (another uid) stays as created, with its new labels only; an upsert of a new
-/// incarnation ahead of the old one's deletion is kept; a deletion's label rows go with it.
+/// incarnation ahead of the old one's deletion is kept; one created and deleted in the batch
+/// is not there; a deletion's label rows go with it.
 #[tokio::test]
 async fn a_watch_batch_with_deletions_is_written_in_order() {
     let t = temp_store().await;
@@ -421,6 +423,9 @@ async fn a_watch_batch_with_deletions_is_written_in_order() {
         delete("d", "d1"),
         up("c", "c1", &[("new", "1"), ("x", "y")]),
         up("c", "c1", &[("new", "1")]),
+        // Created and deleted within the batch: its deletion runs first and drops its upsert.
+        up("e", "e1", &[("new", "1")]),
+        delete("e", "e1"),
     ];
     let one = s.one_text(&[("c1", &batch, Expect::Any)]).unwrap().expect("one text");
     assert!(!one.upserts_only);
