@@ -387,7 +387,7 @@ struct Tx {
 /// text for each number of objects, on the upserts' connection). Each text was parsed and
 /// planned anew: at 1,000 changes/s, a sixth of mc-server's CPU; a batch of 3 objects now
 /// takes a third of the time, of 8 to 48 20-40 % less. Most batches hold a few objects; the
-/// prepared texts of up to 16 take ~0.6 MiB (all 63 below 64 would take ~9 MiB).
+/// prepared texts of up to 16 take ~0.8 MiB (all 63 below 64 would take ~9 MiB).
 const KEPT_TEXTS_UP_TO: usize = 16;
 
 /// A write transaction as one text (see [`Store::one_text`]).
