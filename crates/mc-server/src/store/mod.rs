@@ -738,8 +738,7 @@ impl Store {
         }
         let objects: Vec<(&str, Prepared<'_>)> = pending.take().map(|(c, o)| (c, Prepared::new(o))).collect();
         if !objects.is_empty() {
-            let rows: Vec<(&str, &Prepared<'_>)> = objects.iter().map(|(c, p)| (*c, p)).collect();
-            text = text.then(sql::upsert_with_labels(&rows));
+            text = text.then(sql::upsert_with_labels(objects.iter().map(|(c, p)| (*c, p))));
         }
         let mut text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
         text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;
@@ -1181,8 +1180,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
             Some(first) => (Write::NewIds(first), sql::insert_new_resources(cluster, chunk, first)),
             None if inserts => (Write::Insert, sql::insert_resources(cluster, chunk)),
             None if sql::upserts_with_labels(d, chunk.len()) => {
-                let rows: Vec<(&str, &Prepared<'_>)> = chunk.iter().map(|p| (cluster, p)).collect();
-                (Write::WithLabels, sql::upsert_with_labels(&rows))
+                (Write::WithLabels, sql::upsert_with_labels(chunk.iter().map(|p| (cluster, p))))
             }
             None => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
         };

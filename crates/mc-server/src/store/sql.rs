@@ -509,11 +509,13 @@ pub(crate) fn upserts_with_labels(d: Dialect, n: usize) -> bool {
 /// spread into rows by `json_each`. Each row carries its cluster, so the objects of several
 /// clusters go in one statement, whose text depends only on how many they are: a watch batch's
 /// text is kept prepared (see `Store::one_text`).
-pub(crate) fn upsert_with_labels(rows: &[(&str, &Prepared<'_>)]) -> Stmt {
+pub(crate) fn upsert_with_labels<'a, 'b: 'a>(
+    rows: impl Iterator<Item = (&'a str, &'a Prepared<'b>)> + Clone,
+) -> Stmt {
     let d = Dialect::Sqlite;
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
-    for (i, (cluster, p)) in rows.iter().enumerate() {
+    for (i, (cluster, p)) in rows.clone().enumerate() {
         if i > 0 {
             b.push(", ");
         }
@@ -521,17 +523,13 @@ pub(crate) fn upsert_with_labels(rows: &[(&str, &Prepared<'_>)]) -> Stmt {
     }
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
     b.push("; DELETE FROM resource_labels WHERE resource_id IN (SELECT r.id FROM ");
-    push_keys(&mut b, rows.iter().map(|(c, p)| (*c, p.object, None)));
+    push_keys(&mut b, rows.clone().map(|(c, p)| (c, p.object, None)));
     b.push(
         "); INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ",
     );
-    let labels = rows.iter().map(|(c, p)| {
-        let json = if p.object.labels.is_empty() {
-            "{}".to_string()
-        } else {
-            serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into())
-        };
-        (*c, p.object, Some(json))
+    let labels = rows.map(|(c, p)| {
+        let json = serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into());
+        (c, p.object, Some(json))
     });
     push_keys(&mut b, labels);
     b.push(", json_each(k.column7) l");
