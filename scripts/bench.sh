@@ -70,25 +70,69 @@ AUTH=(-H "Authorization: Bearer $MC_TOKEN")
 now() { date +%s.%N; }
 csv() { local IFS=,; echo "$*"; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+# CPU, in clock ticks: `ticks PID...` what the processes used (user + system; 0 for one gone);
+# `db_ticks` what the database servers used, their connections' processes included (PostgreSQL
+# runs each in a process of its own, which the postmaster reaps into its children's times);
+# `cpu_snapshot` the whole machine's busy ticks, the API servers', the databases'.
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$t"; }
+db_ticks() {
+  local t=0 pm
+  [[ -f $WORK/db/mysql.pid ]] && t=$(ticks "$(cat "$WORK/db/mysql.pid")")
+  pm=$(head -1 "$WORK/db/postgres/postmaster.pid" 2>/dev/null || true)
+  if [[ -n $pm ]]; then
+    # shellcheck disable=SC2046 # one pid per word
+    t=$((t + $(awk '{print $14 + $15 + $16 + $17}' "/proc/$pm/stat" 2>/dev/null || echo 0) + $(ticks $(pgrep -P "$pm"))))
+  fi
+  echo "$t"
+}
+# shellcheck disable=SC2046 # one pid per word
+cpu_snapshot() { echo "$(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat) $(ticks $(pgrep -f "kube-apiserver .*$WORK/clusters/")) $(db_ticks)"; }
+# cpu_since SNAPSHOT [MC_SERVER_PID] -> JSON: core-seconds used since SNAPSHOT by the machine
+# (busy), the API servers, the databases, and the mc-server (its whole life)
+cpu_since() {
+  local now mc=0
+  now=$(cpu_snapshot)
+  [[ -n ${2:-} ]] && mc=$(ticks "$2")
+  python3 -c "import json,sys; a, b, hz = [int(x) for x in sys.argv[1].split()], [int(x) for x in sys.argv[2].split()], $(getconf CLK_TCK)
+print(json.dumps({k: round((y - x) / hz, 2) for k, x, y in zip(['busy', 'apiserver', 'database'], a, b)} | {'mc_server': round($mc / hz, 2)}))" "$1" "$now"
+}
+
+# ready PORT: whether the mc-server on PORT answers /readyz with 200. Asked by bash itself, not
+# by curl: the 2 cores are the sync's bottleneck, and a curl every 50 ms used a sixth of a core
+# (6 ms of CPU each) beside the sync it timed, which the raw LIST has not.
+ready() {
+  local fd status=""
+  exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
+  printf 'GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&"$fd"
+  read -r -t 5 -u "$fd" _ status _ || true
+  exec {fd}>&-
+  [[ $status == 200 ]]
+}
+# pause SECONDS: sleeps without starting a process (a read that times out on a pipe that stays
+# empty; see ready)
+exec {PAUSE_FD}<> <(:)
+pause() { read -r -t "$1" -u "$PAUSE_FD" _ || true; }
 
 # launch PID_VAR BINARY PORT STORAGE_URL LOG: starts an mc-server on the clusters, its pid in
-# PID_VAR at once (so cleanup stops it), and waits until it is ready
+# PID_VAR at once (so cleanup stops it), and waits until it is ready (asked every 20 ms)
 launch() {
   "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
     --storage "$4" --no-cli-config --namespace default >"$5" 2>&1 &
   printf -v "$1" %s $!
-  until curl -fsS "http://127.0.0.1:$3/readyz" >/dev/null 2>&1; do
+  until ready "$3" 2>/dev/null; do
     kill -0 "${!1}" 2>/dev/null || { tail "$5" >&2; fail "$2 exited"; }
-    sleep 0.05
+    pause 0.02
   done
 }
 
-# start_server STORAGE_URL -> sets SERVER_PID, READY_SECONDS
+# start_server STORAGE_URL -> sets SERVER_PID, READY_SECONDS, READY_CPU (see cpu_since)
 start_server() {
-  local t0 t1
+  local t0 t1 cpu
+  cpu=$(cpu_snapshot)
   t0=$(now)
   launch SERVER_PID "${SERVER_BIN:-${MC_BENCH_SERVER:-$TARGET/mc-server}}" "$PORT" "$1" "$WORK/server.log"
   t1=$(now)
+  READY_CPU=$(cpu_since "$cpu" "$SERVER_PID")
   READY_SECONDS=$(python3 -c "print(round($t1 - $t0, 3))")
 }
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
@@ -116,7 +160,8 @@ PY
 # Initial sync of N ConfigMaps per cluster against the raw parallel LIST, each measured
 # MC_BENCH_RUNS times (default 3) in turn on the same clusters; the medians and their ratio are
 # printed with every run's figures. Memory of the SQLite runs: RSS when ready, the peak of the
-# whole sync (VmHWM) and RSS settled MC_BENCH_SETTLE seconds (default 30) after ready.
+# whole sync (VmHWM) and RSS settled MC_BENCH_SETTLE seconds (default 30) after ready. The CPU
+# each used (see cpu_since), and the ratios that follow from it.
 # MC_BENCH_VS=PATH also times that mc-server binary (an earlier build) in every run on the same
 # clusters, and prints the ratios: an A/B within one run. It goes after this one in odd runs and
 # before it in even runs (right after the raw LIST): the build timed second came out ahead or
@@ -153,17 +198,19 @@ bench_sync() {
   eval "$(scripts/testdb up --dir "$WORK/db")"
 
   local raw=() sqlite=() postgres=() mariadb=() ready_rss=() peak_rss=() settled_rss=() run objects
+  local raw_cpu=() sqlite_cpu=() postgres_cpu=() mariadb_cpu=() cpu seconds t1
   local vs_sqlite=() vs_postgres=() vs_mariadb=()
-  # pg_ready -> seconds from start to /readyz on a fresh PostgreSQL database
+  # pg_ready -> seconds from start to /readyz on a fresh PostgreSQL database, and the CPU used
+  # meanwhile (see cpu_since)
   pg_ready() {
     local pg_db="bench_$(date +%s%N)"
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $pg_db" >&2
     start_server "${MC_TEST_POSTGRES_URL%/*}/$pg_db"
     stop_server
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "DROP DATABASE $pg_db" >&2
-    echo "$READY_SECONDS"
+    echo "$READY_SECONDS $READY_CPU"
   }
-  # my_ready -> seconds from start to /readyz on a fresh MariaDB database
+  # my_ready -> the same on a fresh MariaDB database
   my_ready() {
     local my_db="bench_$(date +%s%N)"
     local my=(mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"${MC_TESTDB_MYSQL_PORT:-26300}" -umc -pmc)
@@ -171,7 +218,7 @@ bench_sync() {
     start_server "${MC_TEST_MYSQL_URL%/*}/$my_db"
     stop_server
     "${my[@]}" -e "DROP DATABASE $my_db" >&2
-    echo "$READY_SECONDS"
+    echo "$READY_SECONDS $READY_CPU"
   }
   # vs_run -> times MC_BENCH_VS (if set) on SQLite, PostgreSQL and MariaDB
   vs_run() {
@@ -181,29 +228,34 @@ bench_sync() {
     SERVER_BIN=$MC_BENCH_VS start_server "sqlite://$WORK/bench.db"
     vs_sqlite+=("$READY_SECONDS")
     stop_server
-    vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready)")
-    vs_mariadb+=("$(SERVER_BIN=$MC_BENCH_VS my_ready)")
+    vs_postgres+=("$(SERVER_BIN=$MC_BENCH_VS pg_ready | cut -d' ' -f1)")
+    vs_mariadb+=("$(SERVER_BIN=$MC_BENCH_VS my_ready | cut -d' ' -f1)")
     info "run $run: other build SQLite ${vs_sqlite[-1]}s, PostgreSQL ${vs_postgres[-1]}s, MariaDB ${vs_mariadb[-1]}s" >&2
   }
   for ((run = 1; run <= runs; run++)); do
     step "Run $run of $runs: raw LIST from the API servers (kubectl get --raw, all clusters in parallel)" >&2
+    cpu=$(cpu_snapshot)
     t0=$(now)
     pids=()
     for c in "${CLUSTERS[@]}"; do
       "$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" get --raw "/api/v1/configmaps" >/dev/null & pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p"; done
-    raw+=("$(python3 -c "print(round($(now) - $t0, 3))")")
+    t1=$(now)
+    raw_cpu+=("$(cpu_since "$cpu")")
+    raw+=("$(python3 -c "print(round($t1 - $t0, 3))")")
     if ((run % 2 == 0)); then vs_run; fi
 
     step "Run $run of $runs: mc-server on SQLite, start to /readyz" >&2
     rm -f "$WORK"/bench.db*
     start_server "sqlite://$WORK/bench.db"
     sqlite+=("$READY_SECONDS")
+    sqlite_cpu+=("$READY_CPU")
     ready_rss+=("$(rss_kb "$SERVER_PID")")
     sleep "$settle"
     settled_rss+=("$(rss_kb "$SERVER_PID")")
-    peak_rss+=("$(awk '/VmHWM/ {print $2}' "/proc/$SERVER_PID/status")")
+    # VmHWM can miss a peak the allocator gave back (madvise): one read 82.0 after 82.3 MiB at ready.
+    peak_rss+=("$(awk -v ready="${ready_rss[-1]}" '/VmHWM/ {print ($2 > ready ? $2 : ready)}' "/proc/$SERVER_PID/status")")
     if ((run == runs)); then
       objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
       local urls="" i
@@ -213,14 +265,16 @@ bench_sync() {
       full=$(latency "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&limit=0" 10)
     fi
     stop_server
-    info "run $run: raw ${raw[-1]}s, SQLite ${sqlite[-1]}s, RSS ready/peak/settled ${ready_rss[-1]}/${peak_rss[-1]}/${settled_rss[-1]} KiB" >&2
+    info "run $run: raw ${raw[-1]}s (CPU ${raw_cpu[-1]}), SQLite ${sqlite[-1]}s (CPU ${sqlite_cpu[-1]}), RSS ready/peak/settled ${ready_rss[-1]}/${peak_rss[-1]}/${settled_rss[-1]} KiB" >&2
 
     step "Run $run of $runs: mc-server on PostgreSQL, start to /readyz" >&2
-    postgres+=("$(pg_ready)")
-    info "run $run: PostgreSQL ${postgres[-1]}s" >&2
+    read -r seconds cpu <<<"$(pg_ready)"
+    postgres+=("$seconds") postgres_cpu+=("$cpu")
+    info "run $run: PostgreSQL ${postgres[-1]}s (CPU ${postgres_cpu[-1]})" >&2
     step "Run $run of $runs: mc-server on MariaDB, start to /readyz" >&2
-    mariadb+=("$(my_ready)")
-    info "run $run: MariaDB ${mariadb[-1]}s" >&2
+    read -r seconds cpu <<<"$(my_ready)"
+    mariadb+=("$seconds") mariadb_cpu+=("$cpu")
+    info "run $run: MariaDB ${mariadb[-1]}s (CPU ${mariadb_cpu[-1]})" >&2
     if ((run % 2 == 1)); then vs_run; fi
   done
 
@@ -234,6 +288,18 @@ objects, idle = $objects, $idle_rss
 mib = lambda kib: round(kib / 1024, 1)
 f, full = json.loads('$filtered'), json.loads('$full')
 vs_sqlite, vs_pg = [$(csv "${vs_sqlite[@]}")], [$(csv "${vs_postgres[@]}")]
+# Core-seconds from start to /readyz (the raw LIST: while it ran), per run. On a machine whose
+# cores the raw LIST keeps busy, a sync that needs k times its CPU takes about k times as long:
+# busy_vs_raw is that floor of the time ratio, database_vs_raw the part of it the database
+# alone adds (the ratio could not go below 1 + it even if mc-server and the API servers
+# cost nothing more than for the raw LIST).
+cpu = {"raw_list": [$(csv "${raw_cpu[@]}")], "sqlite": [$(csv "${sqlite_cpu[@]}")],
+       "postgres": [$(csv "${postgres_cpu[@]}")], "mariadb": [$(csv "${mariadb_cpu[@]}")]}
+raw_busy = med([c["busy"] for c in cpu["raw_list"]])
+cpu_summary = {"raw_list_cores_busy": round(raw_busy / med(raw), 2)} | {
+  f"{b}_{what}": round(med([c[k] for c in cpu[b]]) / raw_busy, 2)
+  for b in ("sqlite", "postgres", "mariadb") for what, k in (("busy_vs_raw", "busy"), ("database_vs_raw", "database"))
+  if b != "sqlite" or k == "busy"}
 vs = {} if not vs_sqlite else {
   "vs_build": "${MC_BENCH_VS:-}", "vs_sqlite_ready_seconds": vs_sqlite, "vs_postgres_ready_seconds": vs_pg,
   "sqlite_ready_vs_build": round(med(sqlite) / med(vs_sqlite), 2),
@@ -255,7 +321,8 @@ print(json.dumps({
   "peak_vs_settled": [round(p / s, 2) for p, s in zip(peak, settled)],
   "settled_rss_bytes_per_object": round((med(settled) - idle) * 1024 / max(objects, 1), 1),
   "filtered_query_ms_p50": f["p50"], "filtered_query_ms_p99": f["p99"],
-  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"], **vs,
+  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"],
+  "cpu_core_seconds": cpu, **cpu_summary, **vs,
 }))
 PY
 }
