@@ -98,7 +98,7 @@ print(json.dumps({k: round((y - x) / hz, 2) for k, x, y in zip(['busy', 'apiserv
 }
 
 # ready PORT: whether the mc-server on PORT answers /readyz with 200. Asked by bash itself, not
-# by curl: the 2 cores are the sync's bottleneck, and a curl every 50 ms used a sixth of a core
+# by curl: the 2 cores are the sync's bottleneck, and a curl every 50 ms used an eighth of a core
 # (6 ms of CPU each) beside the sync it timed, which the raw LIST has not.
 ready() {
   local fd status=""
