@@ -3,66 +3,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use mc_types::api::ListWithClusterItem;
-use mc_types::{ResourceCatalog, ResourceInfo};
-use serde_json::Value;
-use tracing::debug;
 
-use crate::cli::{ListArgs, OutputFormat};
+use super::printing::{Format, Printing};
+use super::table_spec::table_spec;
+use crate::cli::ListArgs;
 use crate::client::{Client, ListQuery, RawListItem};
 use crate::original::Listing;
-use crate::print::custom_columns::CustomColumns;
-use crate::print::label_columns::LabelColumns;
 use crate::print::sort::SortBy;
-use crate::print::template::Template;
-use crate::print::{self, Ctx, TableSpec, View, not_found, table};
+use crate::print::{self, Ctx, View, not_found, table};
 use crate::resolve::{self, Resolver};
-
-/// Groups whose types are all built in (never CRDs), so no CRD lookup is needed for them.
-const BUILTIN_GROUPS: &[&str] =
-    &["", "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "rbac.authorization.k8s.io"];
-
-/// How `list` prints, parsed from `-o`, `-L` and `--sort-by` before anything is asked.
-#[derive(Debug)]
-pub struct Printing {
-    format: Format,
-    /// `-L`: label columns added to tables.
-    pub labels: LabelColumns,
-    sort_by: Option<SortBy>,
-}
-
-#[derive(Debug)]
-enum Format {
-    Table { wide: bool },
-    Json,
-    Yaml,
-    Name,
-    Template(Template),
-    Columns(CustomColumns),
-}
-
-impl Printing {
-    /// Parses the output options; a bad template, column or path is a one-line error.
-    pub fn new(args: &ListArgs) -> Result<Self> {
-        let format = match &args.output {
-            None => Format::Table { wide: false },
-            Some(OutputFormat::Wide) => Format::Table { wide: true },
-            Some(OutputFormat::Json) => Format::Json,
-            Some(OutputFormat::Yaml) => Format::Yaml,
-            Some(OutputFormat::Name) => Format::Name,
-            Some(OutputFormat::JsonPath(t)) => Format::Template(Template::parse(t).context("-o jsonpath")?),
-            Some(OutputFormat::CustomColumns(spec)) => Format::Columns(CustomColumns::parse(spec)?),
-        };
-        let sort_by = args.sort_by.as_deref().map(SortBy::parse).transpose()?;
-        Ok(Printing { format, labels: LabelColumns::new(&args.label_columns), sort_by })
-    }
-
-    /// Whether only the plain table or names are asked for (what `--watch` can print).
-    pub fn suits_watch(&self) -> bool {
-        self.sort_by.is_none() && !matches!(self.format, Format::Template(_) | Format::Columns(_))
-    }
-}
 
 /// Runs `list`. The type goes to the server as typed (explicit forms canonical); only a server
 /// without `/v1/resources` — the original — gets it resolved here.
@@ -188,53 +139,5 @@ pub fn query(args: &ListArgs) -> ListQuery {
         label_selector: args.filters.selector.clone(),
         field_selector: args.filters.field_selector.clone(),
         limit: args.limit,
-    }
-}
-
-/// How a type prints: built-in table, CRD printer columns, or the generic table. The type is
-/// resolved through the server's discovery data; without it, from an object's own
-/// `apiVersion`/`kind`.
-pub async fn table_spec(
-    client: &Client,
-    typed: &str,
-    resources: Option<Vec<ResourceInfo>>,
-    sample: Option<&ListWithClusterItem>,
-    view: View,
-) -> TableSpec {
-    let info = resources.and_then(|r| ResourceCatalog::new(r).resolve_str(typed).ok().cloned());
-    let (group, version, kind, namespaced) = match (&info, sample.map(|s| &s.object)) {
-        (Some(i), _) => (i.group.clone(), i.version.clone(), i.kind.clone(), i.namespaced),
-        (None, Some(obj)) => {
-            let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-            let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-            let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
-            let namespaced =
-                obj.pointer("/metadata/namespace").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
-            (group.to_owned(), version.to_owned(), kind.to_owned(), namespaced)
-        }
-        (None, None) => return TableSpec::generic(true),
-    };
-    if let Some(spec) = TableSpec::builtin(&group, &kind, namespaced, view) {
-        return spec;
-    }
-    let crd = match info.filter(|i| !BUILTIN_GROUPS.contains(&i.group.as_str())) {
-        Some(info) => crd(client, &format!("{}.{}", info.resource, info.group)).await,
-        None => None,
-    };
-    TableSpec::resolve(&group, &kind, &version, namespaced, crd.as_ref(), view)
-}
-
-/// The stored CustomResourceDefinition of that name, from any cluster.
-async fn crd(client: &Client, name: &str) -> Option<Value> {
-    let query = ListQuery {
-        name: Some(name.to_owned()),
-        ..ListQuery::all("apiextensions.k8s.io/v1/customresourcedefinitions")
-    };
-    match client.list(&query).await {
-        Ok(crds) => crds.into_iter().next().map(|c| c.object),
-        Err(e) => {
-            debug!(crd = %name, error = %e, "no printer columns");
-            None
-        }
     }
 }

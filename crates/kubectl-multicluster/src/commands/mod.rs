@@ -12,6 +12,8 @@ pub mod join;
 pub mod kubeconfig;
 pub mod list;
 pub mod list_table;
+pub mod printing;
+pub mod table_spec;
 pub mod watch;
 
 use std::io::Write;

@@ -15,7 +15,7 @@ use crate::client::{Client, ListQuery};
 use crate::print::table::Widths;
 use crate::print::{self, Ctx, TableSpec, View};
 
-use super::list::Printing;
+use super::printing::Printing;
 
 /// The server sends the current objects in one burst; this much silence ends it, so the first
 /// screen can be aligned as a whole.
@@ -144,7 +144,7 @@ impl Printer<'_> {
                             object: e.object.clone(),
                         })
                     });
-                    let spec = super::list::table_spec(
+                    let spec = super::table_spec::table_spec(
                         client,
                         &self.args.resource,
                         self.resources.take(),
