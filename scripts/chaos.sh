@@ -36,13 +36,14 @@ BIN=$(scripts/testenv bin)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-chaos.XXXXXX")
 OWN_CLUSTERS="" OWN_DB=""
 SERVER_PID=""
+# shellcheck disable=SC2317 # run by the trap below (shellcheck 0.9 misses it here)
 cleanup() {
   local rc=$?
-  [[ -n $SERVER_PID ]] && kill -9 "$SERVER_PID" 2>/dev/null || true
-  [[ -n $OWN_CLUSTERS ]] && scripts/testenv down --dir "$CLUSTERS_DIR" >&2 || true
-  [[ -n $OWN_DB ]] && scripts/testdb down --dir "$DB_DIR" >&2 || true
+  [[ -z $SERVER_PID ]] || kill -9 "$SERVER_PID" 2>/dev/null || true
+  [[ -z $OWN_CLUSTERS ]] || scripts/testenv down --dir "$CLUSTERS_DIR" >&2 || true
+  [[ -z $OWN_DB ]] || scripts/testdb down --dir "$DB_DIR" >&2 || true
   if [[ $rc -eq 0 ]]; then rm -rf "$WORK"; else info "chaos logs kept in $WORK" >&2; fi
-  exit $rc
+  exit "$rc"
 }
 trap cleanup EXIT INT TERM
 
@@ -52,11 +53,7 @@ if [[ -z $CLUSTERS_DIR ]]; then
 fi
 if [[ -z $DB_DIR ]]; then
   DB_DIR=$WORK/db OWN_DB=1
-  read -r p1 p2 < <(python3 -c 'import socket
-ps=[]
-for _ in range(2):
-    s=socket.socket(); s.bind(("127.0.0.1",0)); ps.append(s.getsockname()[1]); s.close()
-print(*ps)')
+  read -r p1 p2 < <(free_ports 2)
   scripts/testdb up --dir "$DB_DIR" --mysql-port "$p1" --postgres-port "$p2" >/dev/null
 fi
 read -r MYSQL_PORT POSTGRES_PORT <"$DB_DIR/ports"
@@ -66,38 +63,30 @@ NAMES=$(awk '{print $2}' "$CLUSTERS_DIR/clusters" | paste -sd, -)
 KUBECONFIGS=()
 for n in ${NAMES//,/ }; do KUBECONFIGS+=("$CLUSTERS_DIR/$n.kubeconfig"); done
 MASTER=${KUBECONFIGS[0]}
-TOKEN=chaos-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+TOKEN=chaos-$(random_hex 16)
+PORT=$(free_ports 1)
 URL=http://127.0.0.1:$PORT
 FAILED=0
 
-now() { date +%s.%N; }
 # start_server STORAGE LEASE_NAMESPACE: starts mc-server in the background (no wait).
 start_server() {
-  MC_TOKEN=$TOKEN "$SERVER" --config "$CLUSTERS_DIR/config.yaml" --bind 127.0.0.1 --port "$PORT" \
-    --storage "$1" --namespace "$2" --no-cli-config --data-dir "$WORK/data" >>"$WORK/mc-server.log" 2>&1 &
-  SERVER_PID=$!
+  start_mc_server SERVER_PID "$WORK/mc-server.log" env MC_TOKEN="$TOKEN" "$SERVER" \
+    --config "$CLUSTERS_DIR/config.yaml" --bind 127.0.0.1 --port "$PORT" \
+    --storage "$1" --namespace "$2" --no-cli-config --data-dir "$WORK/data"
 }
-wait_ready() { # seconds
-  local end=$(( $(date +%s) + $1 ))
-  until curl -fsS "$URL/readyz" >/dev/null 2>&1; do
-    [[ $(date +%s) -lt $end ]] || return 1
-    kill -0 "$SERVER_PID" 2>/dev/null || { tail -5 "$WORK/mc-server.log" >&2; return 1; }
-    sleep 0.2
-  done
-}
+server_ready() { wait_ready "$PORT" "$SERVER_PID" "$1" "$WORK/mc-server.log"; } # SECONDS
 # readyz_becomes CODE SECONDS: seconds until /readyz answers CODE, or -1.
 readyz_becomes() {
   local t0 end code
   t0=$(now) end=$(( $(date +%s) + $2 ))
   while :; do
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$URL/readyz" || true)
-    if [[ $code == "$1" ]]; then python3 -c "print(round($(now) - $t0, 2))"; return 0; fi
+    if [[ $code == "$1" ]]; then elapsed "$t0" "$(now)" 2; return 0; fi
     if [[ $(date +%s) -ge $end ]]; then echo -1; return 0; fi
     sleep 0.5
   done
 }
-stop_server() { [[ -n $SERVER_PID ]] && { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; }; SERVER_PID=""; }
+stop_server() { [[ -z $SERVER_PID ]] || stop_job "$SERVER_PID"; SERVER_PID=""; }
 compare() { # namespace
   python3 scripts/chaos/compare.py --kubectl "$BIN/kubectl" --clusters "$CLUSTERS_DIR" --names "$NAMES" \
     --namespace "$1" --server "$URL" --token "$TOKEN"
@@ -109,7 +98,7 @@ converge() {
   while :; do
     out=$(compare "$1" 2>/dev/null || true)
     if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(0 if "error" not in d and d["lost"]==0 and d["stale"]==0 and d["extra"]==0 else 1)' "$out" 2>/dev/null; then
-      CONVERGE_SECONDS=$(python3 -c "print(round($(now) - $t0, 2))"); LAST=$out; return 0
+      CONVERGE_SECONDS=$(elapsed "$t0" "$(now)" 2); LAST=$out; return 0
     fi
     if [[ $(date +%s) -ge $end ]]; then CONVERGE_SECONDS=-1; LAST=$out; return 1; fi
     sleep 1
@@ -145,7 +134,7 @@ rand_between() { python3 -c "import random; print(round(random.uniform($1, $2), 
 scenario_kill9() {
   local ns=chaos-kill9-$RANDOM store="sqlite://$WORK/kill9.db"
   lease_ns "$ns"
-  start_server "$store" "$ns"; wait_ready 120 || fail "mc-server not ready"
+  start_server "$store" "$ns"; server_ready 120 || fail "mc-server not ready"
   churn "$ns"
   local i
   for ((i = 0; i < KILLS; i++)); do
@@ -154,7 +143,7 @@ scenario_kill9() {
     start_server "$store" "$ns"
   done
   wait "$CHURN_PID" || true
-  wait_ready 120 || true
+  server_ready 120 || true
   converge "$ns" || true
   report kill9 sqlite "$KILLS" "$(cat "$WORK/churn-$ns.json" 2>/dev/null)"
   stop_server
@@ -164,7 +153,7 @@ scenario_apiserver() {
   local ns=chaos-apiserver-$RANDOM victim
   victim=$(echo "$NAMES" | cut -d, -f2)
   lease_ns "$ns"
-  start_server "sqlite://$WORK/apiserver.db" "$ns"; wait_ready 120 || fail "mc-server not ready"
+  start_server "sqlite://$WORK/apiserver.db" "$ns"; server_ready 120 || fail "mc-server not ready"
   churn "$ns"
   sleep $(( CHURN_SECONDS / 4 ))
   scripts/testenv stop-apiserver --dir "$CLUSTERS_DIR" "$victim" >&2
@@ -180,7 +169,7 @@ scenario_database() { # mariadb|postgres
   local which=$1 ns=chaos-$1-$RANDOM url flag
   case $which in mariadb) url=$MYSQL_URL flag=--mysql ;; postgres) url=$POSTGRES_URL flag=--postgres ;; esac
   lease_ns "$ns"
-  start_server "$url" "$ns"; wait_ready 120 || fail "mc-server on $which not ready"
+  start_server "$url" "$ns"; server_ready 120 || fail "mc-server on $which not ready"
   churn "$ns"
   sleep $(( CHURN_SECONDS / 4 ))
   scripts/testdb stop --dir "$DB_DIR" "$flag" >&2

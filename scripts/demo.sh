@@ -14,11 +14,9 @@ CLUSTERS=tencent1,tencent2,tencent4
 PORT=${MC_DEMO_PORT:-31888}
 PIDFILE=$DEMO_DIR/mc-server.pid
 
-server_running() { [[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
-
 if [[ ${1:-} == down ]]; then
   step "Stopping the demo"
-  if server_running; then kill "$(cat "$PIDFILE")"; info "mc-server stopped"; fi
+  if pid_alive "$PIDFILE"; then kill "$(cat "$PIDFILE")"; info "mc-server stopped"; fi
   rm -f "$PIDFILE"
   scripts/testenv down --dir "$DEMO_DIR/clusters"
   exit 0
@@ -47,20 +45,18 @@ scripts/testenv up --names "$CLUSTERS" --dir "$DEMO_DIR/clusters"
 scripts/testenv status --dir "$DEMO_DIR/clusters"
 
 step "5/7 mc-server on embedded SQLite, http://127.0.0.1:$PORT"
-if server_running && curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then
+if pid_alive "$PIDFILE" && http_ready "$PORT" 2>/dev/null; then
   info "already running (pid $(cat "$PIDFILE"))"
 else
-  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && fail "port $PORT is taken; set MC_DEMO_PORT to another port"
-  nohup "$TARGET/mc-server" --config "$DEMO_DIR/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
-    --data-dir "$DEMO_DIR/data" --no-cli-config >>"$DEMO_DIR/mc-server.log" 2>&1 </dev/null &
-  echo $! >"$PIDFILE"
-  for _ in $(seq 1 240); do
-    curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
-    server_running || { tail -20 "$DEMO_DIR/mc-server.log" >&2; fail "mc-server exited; see $DEMO_DIR/mc-server.log"; }
-    sleep 0.5
-  done
-  curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null || fail "mc-server not ready after 2 minutes; see $DEMO_DIR/mc-server.log"
-  info "ready (pid $(cat "$PIDFILE"), log $DEMO_DIR/mc-server.log)"
+  port_taken "$PORT" && fail "port $PORT is taken; set MC_DEMO_PORT to another port"
+  # nohup: the demo's server outlives this script and its terminal.
+  start_mc_server SERVER_PID "$DEMO_DIR/mc-server.log" nohup "$TARGET/mc-server" \
+    --config "$DEMO_DIR/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
+    --data-dir "$DEMO_DIR/data" --no-cli-config
+  echo "$SERVER_PID" >"$PIDFILE"
+  wait_ready "$PORT" "$SERVER_PID" 120 "$DEMO_DIR/mc-server.log" ||
+    fail "mc-server exited or was not ready after 2 minutes; see $DEMO_DIR/mc-server.log"
+  info "ready (pid $SERVER_PID, log $DEMO_DIR/mc-server.log)"
 fi
 
 step "6/7 CLI config (generate-config.sh)"

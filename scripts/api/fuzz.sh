@@ -20,7 +20,6 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n $CLUSTERS && -f $CLUSTERS/config.yaml ]] || fail "--clusters DIR (a scripts/testenv up directory) is required"
 
-SCHEMATHESIS_VERSION=4.32.5
 VENV=${MC_CACHE:-$HOME/.cache/kubectl-multicluster}/schemathesis-$SCHEMATHESIS_VERSION
 if [[ ! -x $VENV/bin/schemathesis ]]; then
   apt_install python3-venv
@@ -32,17 +31,13 @@ fi
 BIN=${MC_SERVER_BIN:-${CARGO_TARGET_DIR:-target}/debug/mc-server}
 [[ -x $BIN ]] || fail "no mc-server at $BIN (cargo build -p mc-server first, or set MC_SERVER_BIN)"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-fuzz.XXXXXX")
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_ports 1)
 # No token given: the server generates one, as at a first start.
-env -u MC_TOKEN "$BIN" --config "$CLUSTERS/config.yaml" --bind 127.0.0.1 --port "$PORT" \
-  --data-dir "$WORK" --storage "sqlite://$WORK/mc.db" --no-cli-config >"$WORK/mc-server.log" 2>&1 &
-PID=$!
-trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 300); do
-  curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
-  kill -0 $PID 2>/dev/null || { tail -20 "$WORK/mc-server.log" >&2; fail "mc-server exited"; }
-  sleep 0.2
-done
+PID=""
+trap '[[ -z $PID ]] || stop_job "$PID"; rm -rf "$WORK"' EXIT
+start_mc_server PID "$WORK/mc-server.log" env -u MC_TOKEN "$BIN" --config "$CLUSTERS/config.yaml" \
+  --bind 127.0.0.1 --port "$PORT" --data-dir "$WORK" --storage "sqlite://$WORK/mc.db" --no-cli-config
+wait_ready "$PORT" "$PID" 60 "$WORK/mc-server.log" || fail "mc-server exited or was not ready within 60 s"
 TOKEN=$(cat "$WORK/token")
 cd "$WORK"
 set +e
