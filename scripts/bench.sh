@@ -8,8 +8,11 @@
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
+#   scripts/bench.sh report    (the table in docs/benchmarks.md from the latest results files)
 #
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
+# Each run also writes its figures, machine and inputs to bench/results/<date>-<commit>-<mode>.json
+# (MC_BENCH_RESULTS=DIR: elsewhere).
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
 # bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
@@ -17,7 +20,12 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas)$ ]] || { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|report)$ ]] || usage 2 15
+[[ $MODE == report ]] && exec python3 scripts/bench/report.py
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6)
+N=${2:-${DEFAULT_N[$MODE]}}
+STARTED=$(date -u +%FT%TZ)
+LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
 [[ ${MC_BENCH_PAYLOAD:-repeated} =~ ^(repeated|random)$ ]] ||
   fail "MC_BENCH_PAYLOAD must be repeated or random, not ${MC_BENCH_PAYLOAD}"
 
@@ -42,33 +50,40 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-bench.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach the database directory
 SERVER_PID=""
 VS_PID="" # bench_watch's MC_BENCH_VS server
+REPLICA_PIDS=() # bench_replicas' servers
 cleanup() {
-  [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null || true
-  [[ -n $VS_PID ]] && kill "$VS_PID" 2>/dev/null || true
+  local pid
+  for pid in "$SERVER_PID" "$VS_PID" "${REPLICA_PIDS[@]}"; do
+    [[ -z $pid ]] || kill "$pid" 2>/dev/null || true
+  done
   scripts/testenv down --dir "$WORK/clusters" >/dev/null 2>&1 || true
-  [[ -d $WORK/db ]] && scripts/testdb down --dir "$WORK/db" >/dev/null 2>&1 || true
+  [[ ! -d $WORK/db ]] || scripts/testdb down --dir "$WORK/db" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
 
 CLUSTERS=(bench1 bench2 bench3)
 if [[ $MODE == replicas ]]; then
-  CLUSTERS=(); for ((i = 1; i <= ${2:-6}; i++)); do CLUSTERS+=("bench$i"); done
+  CLUSTERS=(); for ((i = 1; i <= N; i++)); do CLUSTERS+=("bench$i"); done
 fi
 # `sync`: etcd compacted every 15 s, so that the clusters soon answer lists as long-lived ones
 # do (see bench_sync). Only up to 50,000 objects per cluster: a larger list takes longer than
 # 15 s at the writer's pace, and one read in pages (`sync.unpagedListMax` below its size) would
 # see its continue token expire (410) and start again; at Kubernetes' default of 5 minutes not.
-[[ $MODE == sync && ${2:-30000} -le 50000 ]] &&
+[[ $MODE == sync && $N -le 50000 ]] &&
   export MC_TESTENV_APISERVER_FLAGS=${MC_TESTENV_APISERVER_FLAGS:-"--etcd-compaction-interval=15s"}
-[[ $MODE == store ]] || scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" \
-  --dir "$WORK/clusters" >&2
-PORT=$((32000 + RANDOM % 1000))
+if [[ $MODE == store ]]; then
+  CLUSTERS=() # the store alone
+else
+  scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" --dir "$WORK/clusters" >&2
+fi
+# mc-server's port, and the next three for the replicas and the watch bench's other build; the
+# databases' ports (unless given), free now, so that other servers on the machine do not collide.
+read -r PORT PORT1 PORT2 PORT3 MY_PORT PG_PORT < <(free_ports 6)
+export MC_TESTDB_MYSQL_PORT=${MC_TESTDB_MYSQL_PORT:-$MY_PORT} MC_TESTDB_POSTGRES_PORT=${MC_TESTDB_POSTGRES_PORT:-$PG_PORT}
 # The server's admin token (the API is closed without one); the CLI reads MC_TOKEN too.
-export MC_TOKEN=${MC_TOKEN:-bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+export MC_TOKEN=${MC_TOKEN:-bench-$(random_hex 16)}
 AUTH=(-H "Authorization: Bearer $MC_TOKEN")
-now() { date +%s.%N; }
-csv() { local IFS=,; echo "$*"; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 # CPU, in clock ticks: `ticks PID...` what the processes used (user + system; 0 for one gone);
 # `db_ticks` what the database servers used, their connections' processes included (PostgreSQL
@@ -93,33 +108,22 @@ cpu_since() {
   local now mc=0
   now=$(cpu_snapshot)
   [[ -n ${2:-} ]] && mc=$(ticks "$2")
-  python3 -c "import json,sys; a, b, hz = [int(x) for x in sys.argv[1].split()], [int(x) for x in sys.argv[2].split()], $(getconf CLK_TCK)
-print(json.dumps({k: round((y - x) / hz, 2) for k, x, y in zip(['busy', 'apiserver', 'database'], a, b)} | {'mc_server': round($mc / hz, 2)}))" "$1" "$now"
+  python3 scripts/bench/cpu.py "$1" "$now" "$mc"
 }
 
-# ready PORT: whether the mc-server on PORT answers /readyz with 200. Asked by bash itself, not
-# by curl: the 2 cores are the sync's bottleneck, and a curl every 50 ms used an eighth of a core
-# (6 ms of CPU each) beside the sync it timed, which the raw LIST has not.
-ready() {
-  local fd status=""
-  exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
-  printf 'GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&"$fd"
-  read -r -t 5 -u "$fd" _ status _ || true
-  exec {fd}>&-
-  [[ $status == 200 ]]
-}
 # pause SECONDS: sleeps without starting a process (a read that times out on a pipe that stays
-# empty; see ready)
+# empty): the 2 cores are the sync's bottleneck, and the raw LIST it is compared with starts
+# none (see http_ready in lib.sh)
 exec {PAUSE_FD}<> <(:)
 pause() { read -r -t "$1" -u "$PAUSE_FD" _ || true; }
 
 # launch PID_VAR BINARY PORT STORAGE_URL LOG: starts an mc-server on the clusters, its pid in
 # PID_VAR at once (so cleanup stops it), and waits until it is ready (asked every 20 ms)
 launch() {
-  "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
-    --storage "$4" --no-cli-config --namespace default >"$5" 2>&1 &
-  printf -v "$1" %s $!
-  until ready "$3" 2>/dev/null; do
+  : >"$5"
+  start_mc_server "$1" "$5" "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
+    --storage "$4" --no-cli-config --namespace default
+  until http_ready "$3" 2>/dev/null; do
     kill -0 "${!1}" 2>/dev/null || { tail "$5" >&2; fail "$2 exited"; }
     pause 0.02
   done
@@ -133,29 +137,14 @@ start_server() {
   launch SERVER_PID "${SERVER_BIN:-${MC_BENCH_SERVER:-$TARGET/mc-server}}" "$PORT" "$1" "$WORK/server.log"
   t1=$(now)
   READY_CPU=$(cpu_since "$cpu" "$SERVER_PID")
-  READY_SECONDS=$(python3 -c "print(round($t1 - $t0, 3))")
+  READY_SECONDS=$(elapsed "$t0" "$t1")
 }
-stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; }
+stop_server() { stop_job "$SERVER_PID"; SERVER_PID=""; }
 
 # p50/p99 in ms of GETs: latency URL COUNT
-latency() {
-  python3 - "$@" <<'PY'
-import json, os, sys, time, urllib.request
-urls = sys.argv[1].split(" ")
-count = int(sys.argv[2])
-times = []
-for i in range(count):
-    url = urls[i % len(urls)]
-    t = time.perf_counter()
-    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + os.environ["MC_TOKEN"]})
-    with urllib.request.urlopen(req) as r:
-        r.read()
-    times.append((time.perf_counter() - t) * 1000)
-times.sort()
-pick = lambda p: round(times[min(len(times) - 1, round(p / 100 * (len(times) - 1)))], 2)
-print(json.dumps({"p50": pick(50), "p99": pick(99)}))
-PY
-}
+latency() { python3 scripts/bench/latency.py "$@"; }
+# json_count: how many items the JSON array on stdin holds
+json_count() { python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
 
 # Initial sync of N ConfigMaps per cluster against the raw parallel LIST, each measured
 # MC_BENCH_RUNS times (default 3) in turn on the same clusters; the medians and their ratio are
@@ -189,7 +178,7 @@ bench_sync() {
   done
   for p in "${pids[@]}"; do wait "$p"; done
   local load_s
-  load_s=$(python3 -c "print(round($(now) - $t0, 1))")
+  load_s=$(elapsed "$t0" "$(now)" 1)
   # As long-lived clusters are: an API server answers a paged list from a snapshot of its watch
   # cache only until the next etcd compaction after the type's last change, and from etcd then
   # (about twice its CPU). The clusters compact every 15 s here (see the testenv call above).
@@ -203,7 +192,8 @@ bench_sync() {
   # pg_ready -> seconds from start to /readyz on a fresh PostgreSQL database, and the CPU used
   # meanwhile (see cpu_since)
   pg_ready() {
-    local pg_db="bench_$(date +%s%N)"
+    local pg_db
+    pg_db="bench_$(date +%s%N)"
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $pg_db" >&2
     start_server "${MC_TEST_POSTGRES_URL%/*}/$pg_db"
     stop_server
@@ -212,7 +202,8 @@ bench_sync() {
   }
   # my_ready -> the same on a fresh MariaDB database
   my_ready() {
-    local my_db="bench_$(date +%s%N)"
+    local my_db
+    my_db="bench_$(date +%s%N)"
     local my=(mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"${MC_TESTDB_MYSQL_PORT:-26300}" -umc -pmc)
     "${my[@]}" -e "CREATE DATABASE $my_db CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" >&2
     start_server "${MC_TEST_MYSQL_URL%/*}/$my_db"
@@ -243,7 +234,7 @@ bench_sync() {
     for p in "${pids[@]}"; do wait "$p"; done
     t1=$(now)
     raw_cpu+=("$(cpu_since "$cpu")")
-    raw+=("$(python3 -c "print(round($t1 - $t0, 3))")")
+    raw+=("$(elapsed "$t0" "$t1")")
     if ((run % 2 == 0)); then vs_run; fi
 
     step "Run $run of $runs: mc-server on SQLite, start to /readyz" >&2
@@ -257,7 +248,7 @@ bench_sync() {
     # VmHWM can miss a peak the allocator gave back (madvise): one read 82.0 after 82.3 MiB at ready.
     peak_rss+=("$(awk -v ready="${ready_rss[-1]}" '/VmHWM/ {print ($2 > ready ? $2 : ready)}' "/proc/$SERVER_PID/status")")
     if ((run == runs)); then
-      objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c "import json,sys; print(sum(c['objects'] for c in json.load(sys.stdin)))")
+      objects=$(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" | python3 -c 'import json, sys; print(sum(c["objects"] for c in json.load(sys.stdin)))')
       local urls="" i
       for i in $(seq 0 19); do urls+="http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&namespace=bench&labelSelector=group%3Dg$i&limit=0 "; done
       local filtered full
@@ -278,53 +269,14 @@ bench_sync() {
     if ((run % 2 == 1)); then vs_run; fi
   done
 
-  python3 - <<PY
-import json, statistics
-med = statistics.median
-raw, sqlite, pg = [$(csv "${raw[@]}")], [$(csv "${sqlite[@]}")], [$(csv "${postgres[@]}")]
-my, vs_my = [$(csv "${mariadb[@]}")], [$(csv "${vs_mariadb[@]}")]
-ready, peak, settled = [$(csv "${ready_rss[@]}")], [$(csv "${peak_rss[@]}")], [$(csv "${settled_rss[@]}")]
-objects, idle = $objects, $idle_rss
-mib = lambda kib: round(kib / 1024, 1)
-f, full = json.loads('$filtered'), json.loads('$full')
-vs_sqlite, vs_pg = [$(csv "${vs_sqlite[@]}")], [$(csv "${vs_postgres[@]}")]
-# Core-seconds from start to /readyz (the raw LIST: while it ran), per run. On a machine whose
-# cores the raw LIST keeps busy, a sync that needs k times its CPU takes about k times as long:
-# busy_vs_raw is that floor of the time ratio, database_vs_raw the part of it the database
-# alone adds (the ratio could not go below 1 + it even if mc-server and the API servers
-# cost nothing more than for the raw LIST).
-cpu = {"raw_list": [$(csv "${raw_cpu[@]}")], "sqlite": [$(csv "${sqlite_cpu[@]}")],
-       "postgres": [$(csv "${postgres_cpu[@]}")], "mariadb": [$(csv "${mariadb_cpu[@]}")]}
-raw_busy = med([c["busy"] for c in cpu["raw_list"]])
-cpu_summary = {"raw_list_cores_busy": round(raw_busy / med(raw), 2)} | {
-  f"{b}_{what}": round(med([c[k] for c in cpu[b]]) / raw_busy, 2)
-  for b in ("sqlite", "postgres", "mariadb") for what, k in (("busy_vs_raw", "busy"), ("database_vs_raw", "database"))
-  if b != "sqlite" or k == "busy"}
-vs = {} if not vs_sqlite else {
-  "vs_build": "${MC_BENCH_VS:-}", "vs_sqlite_ready_seconds": vs_sqlite, "vs_postgres_ready_seconds": vs_pg,
-  "sqlite_ready_vs_build": round(med(sqlite) / med(vs_sqlite), 2),
-  "postgres_ready_vs_build": round(med(pg) / med(vs_pg), 2),
-  "vs_mariadb_ready_seconds": vs_my, "mariadb_ready_vs_build": round(med(my) / med(vs_my), 2),
-}
-print(json.dumps({
-  "benchmark": "sync", "machine": "$(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB",
-  "clusters": ${#CLUSTERS[@]}, "configmaps_per_cluster": $n, "payload": "$payload", "objects_stored": objects,
-  "load_seconds": $load_s, "runs": len(raw),
-  "raw_list_seconds": raw, "sqlite_ready_seconds": sqlite, "postgres_ready_seconds": pg,
-  "mariadb_ready_seconds": my,
-  "raw_list_median": med(raw), "sqlite_ready_median": med(sqlite), "postgres_ready_median": med(pg),
-  "mariadb_ready_median": med(my),
-  "sqlite_vs_raw": round(med(sqlite) / med(raw), 2), "postgres_vs_raw": round(med(pg) / med(raw), 2),
-  "mariadb_vs_raw": round(med(my) / med(raw), 2),
-  "idle_rss_mib": mib(idle), "ready_rss_mib": [mib(r) for r in ready],
-  "peak_rss_mib": [mib(p) for p in peak], "settled_rss_mib": [mib(s) for s in settled],
-  "peak_vs_settled": [round(p / s, 2) for p, s in zip(peak, settled)],
-  "settled_rss_bytes_per_object": round((med(settled) - idle) * 1024 / max(objects, 1), 1),
-  "filtered_query_ms_p50": f["p50"], "filtered_query_ms_p99": f["p99"],
-  "full_list_ms_p50": full["p50"], "full_list_ms_p99": full["p99"],
-  "cpu_core_seconds": cpu, **cpu_summary, **vs,
-}))
-PY
+  python3 scripts/bench/sync_summary.py --clusters "${#CLUSTERS[@]}" --per-cluster "$n" --payload "$payload" \
+    --objects "$objects" --load-seconds "$load_s" --idle-rss-kib "$idle_rss" \
+    --raw "${raw[@]}" --sqlite "${sqlite[@]}" --postgres "${postgres[@]}" --mariadb "${mariadb[@]}" \
+    --ready-rss-kib "${ready_rss[@]}" --peak-rss-kib "${peak_rss[@]}" --settled-rss-kib "${settled_rss[@]}" \
+    --raw-cpu "${raw_cpu[@]}" --sqlite-cpu "${sqlite_cpu[@]}" --postgres-cpu "${postgres_cpu[@]}" \
+    --mariadb-cpu "${mariadb_cpu[@]}" --filtered "$filtered" --full "$full" \
+    --vs-build "${MC_BENCH_VS:-}" --vs-sqlite "${vs_sqlite[@]}" --vs-postgres "${vs_postgres[@]}" \
+    --vs-mariadb "${vs_mariadb[@]}"
 }
 
 bench_dispatch() {
@@ -349,33 +301,10 @@ bench_cli() {
   done
   start_server "sqlite://$WORK/cli.db"
   # Synced: every pod is in the store before anything is timed.
-  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/pods&limit=0" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))") -ge $((per * ${#CLUSTERS[@]})) ]]; do sleep 1; done
+  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/pods&limit=0" | json_count) -ge $((per * ${#CLUSTERS[@]})) ]]; do sleep 1; done
   # The same run measures the baseline: plain kubectl listing the pods of one cluster (a third).
-  python3 - "$TARGET/kubectl-multicluster" "http://127.0.0.1:$PORT" "$((per * ${#CLUSTERS[@]}))" \
-    "$BIN/kubectl" "$WORK/clusters/${CLUSTERS[0]}.kubeconfig" <<'PY'
-import json, resource, statistics, subprocess, sys, time
-cli, server, n, kubectl, kubeconfig = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-
-def timed(cmd, runs=5):
-    """Median wall time in ms of `runs` runs after one warm-up, and the rows printed."""
-    subprocess.run(cmd, capture_output=True, check=True)
-    times, rows = [], 0
-    for _ in range(runs):
-        t = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, check=True)
-        times.append((time.perf_counter() - t) * 1000)
-        rows = out.stdout.count(b"\n") - 1
-    return statistics.median(times), rows
-
-fleet_ms, fleet_rows = timed([cli, "list", "v1/pods", "--server", server])
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-third_ms, third_rows = timed([kubectl, "--kubeconfig", kubeconfig, "get", "pods", "-A"])
-print(json.dumps({"benchmark": "cli", "pods_stored": n,
-                  "plugin_rows": fleet_rows, "plugin_ms_p50": round(fleet_ms, 1),
-                  "kubectl_rows_one_cluster": third_rows, "kubectl_ms_p50": round(third_ms, 1),
-                  "ratio_plugin_to_kubectl": round(fleet_ms / third_ms, 3), "target_ratio": 0.2,
-                  "peak_rss_mib": round(peak / 1024, 1)}))
-PY
+  python3 scripts/bench/cli.py "$TARGET/kubectl-multicluster" "http://127.0.0.1:$PORT" "$((per * ${#CLUSTERS[@]}))" \
+    "$BIN/kubectl" "$WORK/clusters/${CLUSTERS[0]}.kubeconfig"
   stop_server
 }
 
@@ -390,15 +319,15 @@ bench_join() {
   cp "$WORK/master-only.yaml" "$WORK/clusters/config.yaml"
   start_server "sqlite://$WORK/join.db"
   local t0 t1 t2 want
-  want=$("$BIN/kubectl" --kubeconfig "$WORK/clusters/bench3.kubeconfig" get --raw /api/v1/configmaps | python3 -c "import json,sys; print(len(json.load(sys.stdin)['items']))")
+  want=$("$BIN/kubectl" --kubeconfig "$WORK/clusters/bench3.kubeconfig" get --raw /api/v1/configmaps | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))')
   t0=$(now)
   curl -fsS "${AUTH[@]}" -X POST -F "kubeconfig=@$WORK/clusters/bench3.kubeconfig" "http://127.0.0.1:$PORT/v1/join?cluster=bench3&insecure=false" >&2
   t1=$(now)
-  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&cluster=bench3&limit=0" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))") -ge $want ]]; do sleep 0.1; done
+  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/configmaps&cluster=bench3&limit=0" | json_count) -ge $want ]]; do sleep 0.1; done
   t2=$(now)
   stop_server
   cp "$WORK/all.yaml" "$WORK/clusters/config.yaml"
-  python3 -c "import json; print(json.dumps({'benchmark': 'join', 'objects_in_cluster': $want, 'join_answered_seconds': round($t1 - $t0, 3), 'join_to_synced_seconds': round($t2 - $t0, 3)}))"
+  python3 scripts/bench/join.py "$want" "$t0" "$t1" "$t2"
 }
 
 # Change → visible through mc-server at a steady rate of patches, and the API servers' own watch
@@ -412,12 +341,12 @@ bench_watch() {
   local rate=${1:-1000} vs=()
   start_server "sqlite://$WORK/watch.db"
   if [[ -n ${MC_BENCH_VS:-} ]]; then
-    launch VS_PID "$MC_BENCH_VS" $((PORT + 1)) "sqlite://$WORK/watch-vs.db" "$WORK/server-vs.log"
-    vs=(--vs "http://127.0.0.1:$((PORT + 1))")
+    launch VS_PID "$MC_BENCH_VS" "$PORT1" "sqlite://$WORK/watch-vs.db" "$WORK/server-vs.log"
+    vs=(--vs "http://127.0.0.1:$PORT1")
   fi
   "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" "${vs[@]}" --rate "$rate" --seconds 20 \
     "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig"
-  [[ -z $VS_PID ]] || { kill "$VS_PID"; wait "$VS_PID" 2>/dev/null || true; VS_PID=""; }
+  [[ -z $VS_PID ]] || { stop_job "$VS_PID"; VS_PID=""; }
   stop_server
 }
 
@@ -425,73 +354,72 @@ bench_watch() {
 # cluster), against one replica that syncs them all: RSS, sockets, idle CPU of each process over
 # 30 s, and the Lease requests the master's API server answers per second meanwhile.
 bench_replicas() {
-  local n=${#CLUSTERS[@]} per=$(( (${#CLUSTERS[@]} + 2) / 3 ))
+  local n=${#CLUSTERS[@]} per=$(((${#CLUSTERS[@]} + 2) / 3))
   eval "$(scripts/testdb up --dir "$WORK/db")"
   local master="$WORK/clusters/${CLUSTERS[0]}.kubeconfig"
   cp "$WORK/clusters/config.yaml" "$WORK/shard.yaml"
   printf 'sync: {maxClustersPerReplica: %s}\n' "$per" >>"$WORK/shard.yaml"
-  # replica CONFIG PORT LEASE_NS -> pid on stdout
+  # replica PID_VAR CONFIG PORT LEASE_NS: starts a replica (its pid in PID_VAR and REPLICA_PIDS)
   replica() {
-    "$TARGET/mc-server" --config "$1" --bind 127.0.0.1 --port "$2" --storage "$MC_TEST_POSTGRES_URL" \
-      --no-cli-config --namespace "$3" >>"$WORK/server-$2.log" 2>&1 &
-    echo $!
+    start_mc_server "$1" "$WORK/server-$3.log" "$TARGET/mc-server" --config "$2" --bind 127.0.0.1 --port "$3" \
+      --storage "$MC_TEST_POSTGRES_URL" --no-cli-config --namespace "$4"
+    REPLICA_PIDS+=("${!1}")
   }
-  ticks() { local f; f=$(sed 's/.*) //' "/proc/$1/stat"); set -- $f; echo $(( ${12} + ${13} )); }
-  socks() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c socket; }
+  socks() { find "/proc/$1/fd" -lname 'socket:*' 2>/dev/null | wc -l; }
   lease_requests() {
     "$BIN/kubectl" --kubeconfig "$master" get --raw /metrics |
       awk '/^apiserver_request_total\{/ && /resource="leases"/ && /group="coordination.k8s.io"/ {s += $NF} END {print s + 0}'
   }
+  # shellcheck disable=SC2317 # called through wait_for
   all_synced() { # port
     curl -fsS "${AUTH[@]}" "http://127.0.0.1:$1/v1/clusters" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)
 sys.exit(0 if len(c) == int(sys.argv[1]) and all(x["status"] == "Synced" for x in c) else 1)' "$n"
   }
-  within() { # SECONDS CMD...: retries CMD every 0.5 s
-    local end=$(( $(date +%s) + $1 )); shift
-    until "$@" 2>/dev/null; do [[ $(date +%s) -lt $end ]] || return 1; sleep 0.5; done
-  }
-  # measure PID... -> JSON array of per-process figures over 30 s, and lease requests/s
+  # measure PID... -> JSON: per-process figures over 30 s, and lease requests/s (replicas.py)
   measure() {
-    local pids=("$@") t0=() l0 l1 out=()
+    local pids=("$@") t0=() l0 l1 each=() i p
     l0=$(lease_requests)
     for p in "${pids[@]}"; do t0+=("$(ticks "$p")"); done
     sleep 30
     l1=$(lease_requests)
-    local i
     for i in "${!pids[@]}"; do
-      local p=${pids[$i]}
-      out+=("{\"rss_mib\": $(( $(rss_kb "$p") / 1024 )), \"sockets\": $(socks "$p"), \"idle_cpu_pct\": $(python3 -c "print(round(($(ticks "$p") - ${t0[$i]}) / 30, 2))")}")
+      p=${pids[$i]}
+      each+=("$(rss_kb "$p") $(socks "$p") ${t0[$i]} $(ticks "$p")")
     done
-    echo "{\"replicas\": [$(IFS=,; echo "${out[*]}")], \"lease_requests_per_s\": $(python3 -c "print(round(($l1 - $l0) / 30, 2))")}"
+    python3 scripts/bench/replicas.py measure 30 "$l0" "$l1" "${each[@]}"
   }
-  local p1=$((PORT + 1)) p2=$((PORT + 2)) p3=$((PORT + 3))
+  local p1=$PORT1 p2=$PORT2 p3=$PORT3
   "$BIN/kubectl" --kubeconfig "$master" create namespace bench-one >/dev/null 2>&1 || true
   "$BIN/kubectl" --kubeconfig "$master" create namespace bench-shard >/dev/null 2>&1 || true
   step "One replica syncs $n clusters" >&2
-  local one; one=$(replica "$WORK/clusters/config.yaml" "$p1" bench-one)
-  within 300 all_synced "$p1" || fail "one replica: not every cluster Synced within 300 s"
+  local one a b c
+  replica one "$WORK/clusters/config.yaml" "$p1" bench-one
+  wait_for 300 "" all_synced "$p1" || fail "one replica: not every cluster Synced within 300 s"
   sleep 20
   local single; single=$(measure "$one")
-  kill "$one"; wait "$one" 2>/dev/null || true
+  stop_job "$one"
   step "Three replicas split $n clusters (at most $per each)" >&2
-  local a b c; a=$(replica "$WORK/shard.yaml" "$p1" bench-shard); b=$(replica "$WORK/shard.yaml" "$p2" bench-shard)
-  c=$(replica "$WORK/shard.yaml" "$p3" bench-shard)
+  replica a "$WORK/shard.yaml" "$p1" bench-shard
+  replica b "$WORK/shard.yaml" "$p2" bench-shard
+  replica c "$WORK/shard.yaml" "$p3" bench-shard
   for p in "$p1" "$p2" "$p3"; do
-    within 300 all_synced "$p" || fail "replica on port $p: not every cluster Synced within 300 s"
+    wait_for 300 "" all_synced "$p" || fail "replica on port $p: not every cluster Synced within 300 s"
   done
   sleep 20
   local split; split=$(measure "$a" "$b" "$c")
   kill "$a" "$b" "$c"; wait "$a" "$b" "$c" 2>/dev/null || true
-  echo "{\"clusters\": $n, \"one_replica\": $single, \"three_replicas\": $split}"
+  REPLICA_PIDS=()
+  python3 scripts/bench/replicas.py summary "$n" "$single" "$split"
 }
 
 # The store API alone at a million objects, on each backend (a fresh database each).
 bench_store() {
   local n=${1:-1000000}
   eval "$(scripts/testdb up --dir "$WORK/db")"
-  local db="bench_$(date +%s)"
+  local db
+  db="bench_$(date +%s)"
   PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
   mariadb --no-defaults --protocol=tcp -h127.0.0.1 -P"${MC_TESTDB_MYSQL_PORT:-26300}" -umc -pmc \
     -e "CREATE DATABASE $db CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" >&2
@@ -504,4 +432,25 @@ bench_store() {
   "$TARGET/examples/store_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
-"bench_$MODE" "${2:-}"
+# The figures go to stdout as they come and to a file, for the results file.
+exec {FIGURES_FD}> >(tee "$WORK/figures.jsonl")
+FIGURES_PID=$!
+"bench_$MODE" "$N" >&"$FIGURES_FD"
+exec {FIGURES_FD}>&-
+wait "$FIGURES_PID"
+inputs=(clusters="${#CLUSTERS[@]}" n="$N" server="${MC_BENCH_SERVER:-}")
+case $MODE in
+  sync) inputs+=(configmaps_per_cluster="$N" runs="${MC_BENCH_RUNS:-3}" "backends=sqlite,postgres,mariadb"
+    payload="${MC_BENCH_PAYLOAD:-repeated}" settle_seconds="${MC_BENCH_SETTLE:-30}"
+    steady_seconds="${MC_BENCH_STEADY:-45}" vs_build="${MC_BENCH_VS:-}") ;;
+  dispatch) inputs+=(resources="$N" backends=sqlite) ;;
+  cli) inputs+=(pods="$N" runs=5 backends=sqlite) ;;
+  join) inputs+=(configmaps="$N" backends=sqlite) ;;
+  store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
+  watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
+  replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
+esac
+results=$(python3 scripts/bench/results.py --mode "$MODE" --figures "$WORK/figures.jsonl" \
+  --started "$STARTED" --load-at-start "$LOAD_AT_START" --command "scripts/bench.sh $*" \
+  ${MC_BENCH_RESULTS:+--out "$MC_BENCH_RESULTS"} "${inputs[@]/#/--input=}")
+info "results: $results" >&2
