@@ -48,15 +48,25 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
 
 /// Why an object must not be applied: it (or a MultiClusterResource's template) was read from
 /// mc-server with its secret values replaced, and applying it would overwrite the real ones.
+/// Known by the redacted annotation, or, where that was removed, by a Secret value that is the
+/// redacted one (a redacted `data` value is valid base64: the API server would take it).
 pub fn redacted(manifest: &Manifest) -> Option<String> {
+    use mc_types::crd::{REDACTED_ANNOTATION, REDACTED_DATA, REDACTED_VALUE};
     let marked = |o: &Value| {
-        o.pointer("/metadata/annotations")
-            .and_then(|a| a.get(mc_types::crd::REDACTED_ANNOTATION))
-            .and_then(Value::as_str)
+        o.pointer("/metadata/annotations").and_then(|a| a.get(REDACTED_ANNOTATION)).and_then(Value::as_str)
             == Some("true")
     };
+    let holds = |o: &Value, field: &str, redacted: &str| {
+        o.get(field)
+            .and_then(Value::as_object)
+            .is_some_and(|values| values.values().any(|v| v.as_str() == Some(redacted)))
+    };
+    let secret_values = |o: &Value| {
+        o["kind"] == "Secret" && (holds(o, "data", REDACTED_DATA) || holds(o, "stringData", REDACTED_VALUE))
+    };
     let object = &manifest.object;
-    if !marked(object) && !object.pointer("/spec/template").is_some_and(marked) {
+    let template = object.pointer("/spec/template");
+    if !marked(object) && !secret_values(object) && !template.is_some_and(|t| marked(t) || secret_values(t)) {
         return None;
     }
     let kind = object["kind"].as_str().unwrap_or("object");
@@ -66,9 +76,8 @@ pub fn redacted(manifest: &Manifest) -> Option<String> {
         None => name.to_string(),
     };
     Some(format!(
-        "{kind} {name} in {} was read from mc-server with its secret values redacted (\"{}\"); applying it would overwrite the real values — edit the original manifest instead",
+        "{kind} {name} in {} was read from mc-server with its secret values redacted (\"{REDACTED_VALUE}\", in data \"{REDACTED_DATA}\"); applying it would overwrite the real values — edit the original manifest instead",
         manifest.source,
-        mc_types::crd::REDACTED_VALUE
     ))
 }
 
@@ -206,7 +215,7 @@ mod tests {
         let manifest = |object: Value| Manifest { source: "s.yaml".into(), object };
         let secret = json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": "db", "namespace": "ns", "annotations": {"mulitcluster.practice.com/redacted": "true"}},
-            "data": {"password": "<redacted>"}});
+            "data": {"password": "PHJlZGFjdGVkPg=="}});
         let reason = redacted(&manifest(secret)).unwrap();
         assert!(
             reason.starts_with(
@@ -219,6 +228,17 @@ mod tests {
         assert!(redacted(&manifest(mcr)).is_some());
         let plain = json!({"kind": "Secret", "metadata": {"name": "db"}, "stringData": {"password": "x"}});
         assert!(redacted(&manifest(plain)).is_none());
+        // Without the annotation, the redacted values themselves give it away.
+        let unmarked = json!({"kind": "Secret", "metadata": {"name": "db"}, "data": {"a": "eA==", "b": "PHJlZGFjdGVkPg=="}});
+        assert!(redacted(&manifest(unmarked)).is_some());
+        let unmarked =
+            json!({"kind": "Secret", "metadata": {"name": "db"}, "stringData": {"a": "<redacted>"}});
+        assert!(redacted(&manifest(unmarked)).is_some());
+        let template = json!({"kind": "MultiClusterResource", "metadata": {"name": "m"},
+            "spec": {"template": {"kind": "Secret", "data": {"a": "PHJlZGFjdGVkPg=="}}}});
+        assert!(redacted(&manifest(template)).is_some());
+        let config_map = json!({"kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "<redacted>"}});
+        assert!(redacted(&manifest(config_map)).is_none(), "only Secret values are redacted");
     }
 
     #[test]

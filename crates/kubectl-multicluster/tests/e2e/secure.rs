@@ -153,7 +153,7 @@ fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
     let secret = dir.join("secret.yaml");
     std::fs::write(
         &secret,
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: read-back\n  namespace: default\n  annotations:\n    mulitcluster.practice.com/redacted: \"true\"\ndata:\n  password: <redacted>\n",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: read-back\n  namespace: default\n  annotations:\n    mulitcluster.practice.com/redacted: \"true\"\ndata:\n  password: PHJlZGFjdGVkPg==\n",
     )
     .unwrap();
     let (code, stdout, stderr) = run(&config, &["apply", "-f", &secret.display().to_string()]);

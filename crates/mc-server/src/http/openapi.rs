@@ -88,7 +88,7 @@ pub fn document(anonymous_read: bool) -> Value {
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"},
                     "candidates": {"type": "array", "items": {"type": "string"}}}},
-                "Object": {"type": "object", "description": "A Kubernetes object as stored (managedFields stripped, Secret values redacted as \"<redacted>\" with the annotation mulitcluster.practice.com/redacted: \"true\")."},
+                "Object": {"type": "object", "description": "A Kubernetes object as stored (managedFields stripped, Secret values redacted, each keeping its type: data values as \"PHJlZGFjdGVkPg==\" (\"<redacted>\" in base64), stringData values and annotations as \"<redacted>\"; the object carries the annotation mulitcluster.practice.com/redacted: \"true\")."},
                 "ObjectWithCluster": {"type": "object", "required": ["clusterName", "Object"], "properties": {
                     "clusterName": {"type": "string"}, "Object": {"$ref": "#/components/schemas/Object"}}},
                 "Cluster": {"type": "object", "required": ["name", "status"], "properties": {

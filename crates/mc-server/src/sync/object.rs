@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use mc_types::Gvr;
-use mc_types::crd::{GROUP, OWNER_ANNOTATION, REDACTED_ANNOTATION, REDACTED_VALUE};
+use mc_types::crd::{GROUP, OWNER_ANNOTATION, REDACTED_ANNOTATION, REDACTED_DATA, REDACTED_VALUE};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -105,8 +105,8 @@ impl Serialize for StoredJson<'_> {
         map.serialize_entry("kind", self.kind)?;
         map.serialize_entry("metadata", self.meta)?;
         for (key, value) in self.fields {
-            if self.secret && (key == "data" || key == "stringData") {
-                map.serialize_entry(key, &redacted(value.get()))?;
+            if let Some(replacement) = self.secret.then(|| redacted_as(key)).flatten() {
+                map.serialize_entry(key, &redacted(value.get(), replacement))?;
             } else if let (Some(spec), "spec") = (self.spec, key.as_str()) {
                 map.serialize_entry(key, spec)?;
             } else {
@@ -153,8 +153,8 @@ fn redacted_secret_template(spec: &str) -> Option<Value> {
         return None;
     }
     for key in ["data", "stringData"] {
-        if let Some(values) = template.get(key) {
-            template[key] = redacted(&values.to_string());
+        if let (Some(values), Some(replacement)) = (template.get(key), redacted_as(key)) {
+            template[key] = redacted(&values.to_string(), replacement);
         }
     }
     if let Some(meta) = template.get_mut("metadata").and_then(Value::as_object_mut)
@@ -172,8 +172,11 @@ fn redacted_secret_template(spec: &str) -> Option<Value> {
         for cluster in clusters {
             if let Some(actions) = cluster.get_mut("action").and_then(Value::as_array_mut) {
                 for action in actions {
+                    // A value added under `/data` is base64 like the field it lands in.
+                    let data =
+                        action["path"].as_str().is_some_and(|p| p == "/data" || p.starts_with("/data/"));
                     if let Some(value) = action.get_mut("value") {
-                        *value = Value::String(REDACTED_VALUE.into());
+                        *value = Value::String(if data { REDACTED_DATA } else { REDACTED_VALUE }.into());
                     }
                 }
             }
@@ -182,13 +185,24 @@ fn redacted_secret_template(spec: &str) -> Option<Value> {
     Some(spec)
 }
 
+/// What the values of a Secret's field are redacted as, `None` for a field kept as it is. Each
+/// keeps its type, so that every client still decodes the object: `data` holds base64 (read as
+/// bytes by kubectl, client-go and kube-rs), `stringData` plain text.
+fn redacted_as(field: &str) -> Option<&'static str> {
+    match field {
+        "data" => Some(REDACTED_DATA),
+        "stringData" => Some(REDACTED_VALUE),
+        _ => None,
+    }
+}
+
 /// A Secret's `data` or `stringData` with its keys kept (so counts still show) and every value
-/// replaced by [`REDACTED_VALUE`] (never valid base64: it cannot be applied back as a secret).
-fn redacted(json: &str) -> Value {
+/// replaced by `replacement` (see [`redacted_as`]).
+fn redacted(json: &str, replacement: &str) -> Value {
     match serde_json::from_str::<Value>(json) {
         Ok(Value::Object(mut map)) => {
             for v in map.values_mut() {
-                *v = Value::String(REDACTED_VALUE.into());
+                *v = Value::String(replacement.into());
             }
             Value::Object(map)
         }
@@ -228,7 +242,7 @@ mod tests {
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
-        assert_eq!(row.object.value()["data"]["password"], "<redacted>");
+        assert_eq!(row.object.value()["data"]["password"], "PHJlZGFjdGVkPg==");
         assert_eq!(row.object.value()["metadata"]["annotations"][REDACTED_ANNOTATION], "true");
         assert_eq!(row.object.value()["type"], "Opaque");
         assert_eq!(row.labels["app"], "x");
@@ -305,7 +319,7 @@ mod tests {
         let secrets = ["LAST-APPLIED-SECRET", "ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "STRINGDATA-SECRET"];
         assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
         let v = row.object.value();
-        assert_eq!(v["data"]["key"], REDACTED_VALUE);
+        assert_eq!(v["data"]["key"], REDACTED_DATA);
         assert_eq!(v["stringData"]["password"], REDACTED_VALUE);
         let annotations = &v["metadata"]["annotations"];
         assert_eq!(annotations["note"], REDACTED_VALUE);
@@ -315,6 +329,31 @@ mod tests {
         assert!(annotations.get(LAST_APPLIED).is_none());
     }
 
+    #[test]
+    fn redacted_data_values_stay_base64_and_string_data_stays_text() {
+        let text = json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "s", "namespace": "ns", "uid": "u1"},
+            "data": {"password": "c2VjcmV0", "empty": ""},
+            "stringData": {"token": "plain-secret"},
+            "type": "Opaque"
+        })
+        .to_string();
+        let obj: WatchedObject = serde_json::from_str(&text).unwrap();
+        let row =
+            Prepare { redact_secrets: true }.stored(&Gvr::new("", "v1", "secrets"), "Secret", obj).unwrap();
+        // Decoded as every typed client decodes it: `data` values are base64 of bytes.
+        let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_str(row.object.text()).unwrap();
+        let data = secret.data.unwrap();
+        assert_eq!(data.keys().collect::<Vec<_>>(), ["empty", "password"], "keys stay");
+        for (key, value) in &data {
+            assert_eq!(value.0, b"<redacted>", "data.{key}");
+        }
+        assert_eq!(row.object.value()["data"]["password"], "PHJlZGFjdGVkPg==");
+        let string_data = secret.string_data.unwrap();
+        assert_eq!(string_data["token"], "<redacted>", "stringData is text, not base64");
+    }
+
     fn mcr(template: serde_json::Value) -> WatchedObject {
         let text = json!({
             "apiVersion": "mulitcluster.practice.com/v1alpha1", "kind": "MultiClusterResource",
@@ -322,7 +361,8 @@ mod tests {
                 "annotations": {LAST_APPLIED: format!("{{\"spec\":{{\"template\":{template}}}}}")}},
             "spec": {"template": template,
                      "customize": {"clusters": [{"name": "c1", "action": [
-                        {"op": "add", "path": "/stringData/extra", "value": ["CUSTOMIZE-SECRET"]}]}]}}
+                        {"op": "add", "path": "/stringData/extra", "value": ["CUSTOMIZE-SECRET"]},
+                        {"op": "add", "path": "/data/more", "value": "Q1VTVE9NSVpFLURBVEE="}]}]}}
         })
         .to_string();
         serde_json::from_str(&text).unwrap()
@@ -337,12 +377,22 @@ mod tests {
         let row =
             Prepare { redact_secrets: true }.stored(&gvr, "MultiClusterResource", mcr(template)).unwrap();
         let stored = row.object.text();
-        let secrets =
-            ["TEMPLATE-ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "TEMPLATE-SECRET", "CUSTOMIZE-SECRET"];
+        let secrets = [
+            "TEMPLATE-ANNOTATION-SECRET",
+            "REFUQS1TRUNSRVQ=",
+            "TEMPLATE-SECRET",
+            "CUSTOMIZE-SECRET",
+            "Q1VTVE9NSVpFLURBVEE=",
+        ];
         assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
         let v = row.object.value();
-        assert_eq!(v["spec"]["template"]["stringData"]["password"], REDACTED_VALUE);
-        assert_eq!(v["spec"]["customize"]["clusters"][0]["action"][0]["value"], REDACTED_VALUE);
+        let template: k8s_openapi::api::core::v1::Secret =
+            serde_json::from_value(v["spec"]["template"].clone()).unwrap();
+        assert_eq!(template.data.unwrap()["k"].0, b"<redacted>", "the template's data stays base64");
+        assert_eq!(template.string_data.unwrap()["password"], "<redacted>");
+        let actions = &v["spec"]["customize"]["clusters"][0]["action"];
+        assert_eq!(actions[0]["value"], REDACTED_VALUE);
+        assert_eq!(actions[1]["value"], REDACTED_DATA, "a value added under /data stays base64");
         assert_eq!(v["metadata"]["annotations"][REDACTED_ANNOTATION], "true");
     }
 

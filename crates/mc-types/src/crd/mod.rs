@@ -19,12 +19,19 @@ pub const FIELD_MANAGER: &str = "kubectl-multicluster";
 pub const OWNER_ANNOTATION: &str = "mulitcluster.practice.com/owner";
 /// Label on every dispatched copy, for selecting them.
 pub const MANAGED_LABEL: &str = "mulitcluster.practice.com/managed-by";
-/// Annotation on an object served with some values replaced by [`REDACTED_VALUE`] (Secrets and
-/// Secret-kind MultiClusterResource templates): such an object must never be applied back.
+/// Annotation on an object served with some values replaced by [`REDACTED_VALUE`] or
+/// [`REDACTED_DATA`] (Secrets and Secret-kind MultiClusterResource templates): such an object
+/// must never be applied back.
 pub const REDACTED_ANNOTATION: &str = "mulitcluster.practice.com/redacted";
-/// What a redacted value is served as: never a valid base64 value, so it cannot be written back
-/// as a blank secret by accident.
+/// What a redacted text value is served as: a Secret's `stringData` values, annotations and
+/// customize values.
 pub const REDACTED_VALUE: &str = "<redacted>";
+/// What a redacted Secret `data` value is served as: [`REDACTED_VALUE`] in base64. A `data`
+/// value is bytes in base64, and every client decodes it (`kubectl describe`, client-go and
+/// kube-rs typed lists and watches): it must stay valid base64, and then reads `<redacted>`.
+/// Being valid, it could be written back as a real value: [`REDACTED_ANNOTATION`] marks the
+/// object so that `kubectl multicluster apply` refuses it.
+pub const REDACTED_DATA: &str = "PHJlZGFjdGVkPg==";
 /// Annotation that names an object's cluster wherever objects of several clusters are served
 /// together: the plugin's `-o json|yaml` and the Kubernetes API of mc-server.
 pub const CLUSTER_ANNOTATION: &str = "mulitcluster.practice.com/cluster";
@@ -67,6 +74,14 @@ pub fn crd_yaml(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redacted_data_is_the_redacted_value_in_base64() {
+        // As every typed client reads it: k8s-openapi decodes `data` values from base64.
+        let bytes: k8s_openapi::ByteString =
+            serde_json::from_value(serde_json::Value::String(REDACTED_DATA.into())).unwrap();
+        assert_eq!(bytes.0, REDACTED_VALUE.as_bytes());
+    }
 
     #[test]
     fn the_checked_in_crd_manifests_are_up_to_date() {
