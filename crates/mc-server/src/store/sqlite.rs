@@ -79,8 +79,12 @@ pub(super) async fn connect(url: &str) -> Result<Pools> {
         // own checkpoints more often, off the writer's path (see `checkpoint`).
         .pragma("wal_autocheckpoint", "4096")
         .pragma("journal_size_limit", "67108864");
-    if !memory && let Some(dir) = options.get_filename().parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
+    if !memory {
+        let file = options.get_filename();
+        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir).map_err(|error| Error::CreateDir { path: dir.to_path_buf(), error })?;
+        }
+        create_private_file(file).map_err(|e| connect_error(sqlx::Error::Io(e)))?;
     }
     let main = if memory {
         // Every connection to `:memory:` is a database of its own: keep exactly one, forever.
@@ -101,6 +105,56 @@ pub(super) async fn connect(url: &str) -> Result<Pools> {
     };
     let checkpoints = (!memory).then(|| Checkpoints::spawn(options));
     Ok(Pools { main, upserts, checkpoints })
+}
+
+/// A missing store directory, created readable by mc-server's user alone (0700), with the
+/// directories above it that are missing; one that exists keeps its mode.
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Creates the database file readable by mc-server's user alone (0600): it holds every object
+/// of every cluster. SQLite gives the `-wal` and `-shm` files it creates beside it the database
+/// file's mode, so creating the file first, empty (SQLite's empty database), is enough. A file
+/// from an earlier release, created open to every user, is made private too.
+fn create_private_file(file: &std::path::Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(file) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => make_private(file),
+        Err(e) => Err(e),
+    }
+}
+
+/// Takes group and other users' access away from an existing database file and its `-wal` and
+/// `-shm` files.
+#[cfg(unix)]
+fn make_private(file: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = file.as_os_str().to_owned();
+        name.push(suffix);
+        let path = std::path::Path::new(&name);
+        let Ok(meta) = std::fs::metadata(path) else { continue };
+        let mode = meta.permissions().mode();
+        if meta.is_file() && mode & 0o077 != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))?;
+            tracing::warn!(file = %path.display(), was = %format!("{:o}", mode & 0o777), "the store's file was open to other users; made private");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn make_private(_: &std::path::Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Binds by value, taking the statement's arguments: sqlx hands SQLite's worker thread arguments
@@ -160,4 +214,63 @@ pub(super) async fn fetch(conn: &mut SqliteConnection, mut stmt: Stmt, cols: &[C
             Ok(Row(cells))
         })
         .collect()
+}
+
+#[cfg(all(test, unix))]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn mode(path: &std::path::Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// Every file under `dir` with its mode, the directories included.
+    fn modes(dir: &std::path::Path) -> Vec<(String, u32)> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            found.push((path.file_name().unwrap().to_string_lossy().to_string(), mode(&path)));
+            if path.is_dir() {
+                found.extend(modes(&path));
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[tokio::test]
+    async fn the_database_its_log_and_its_directory_are_private_to_the_servers_user() {
+        let dir = std::env::temp_dir().join(format!("mc-sqlite-modes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pools = connect(&format!("sqlite://{}/data/mc.db", dir.display())).await.unwrap();
+        // A write, so that the log and its index exist.
+        sqlx::query("CREATE TABLE probe (x INTEGER)").execute(&pools.main).await.unwrap();
+        let found = modes(&dir);
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["data", "mc.db", "mc.db-shm", "mc.db-wal"]);
+        for (name, mode) in &found {
+            let want = if name == "data" { 0o700 } else { 0o600 };
+            assert_eq!(*mode, want, "{name}: {mode:o}");
+        }
+        pools.close().await;
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_database_open_to_other_users_is_made_private() {
+        let dir = std::env::temp_dir().join(format!("mc-sqlite-open-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("mc.db");
+        std::fs::write(&file, b"").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let pools = connect(&format!("sqlite://{}", file.display())).await.unwrap();
+        assert_eq!(mode(&file), 0o600);
+        pools.close().await;
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
