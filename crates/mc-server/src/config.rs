@@ -81,6 +81,8 @@ pub struct Settings {
     pub anonymous_read: bool,
     /// `/metrics` needs a token.
     pub metrics_auth: bool,
+    /// Which addresses a joined cluster's API server may have (`server.allowLinkLocalJoins`).
+    pub join_addresses: crate::clusters::transport::Addresses,
     /// HTTPS certificate and key files; `None` serves plain HTTP.
     pub tls: Option<(PathBuf, PathBuf)>,
     /// Data directory (embedded store, generated token).
@@ -190,6 +192,11 @@ impl Settings {
             token_origin,
             anonymous_read: file.server.anonymous_read,
             metrics_auth: file.server.metrics_auth,
+            join_addresses: if file.server.allow_link_local_joins {
+                crate::clusters::transport::Addresses::Any
+            } else {
+                crate::clusters::transport::Addresses::NoLinkLocal
+            },
             tls,
             data_dir,
             max_connections: args.max_connections as usize,
@@ -248,4 +255,40 @@ impl Settings {
 
 fn default_data_dir() -> PathBuf {
     dirs::data_local_dir().map(|d| d.join("mc-server")).unwrap_or_else(|| PathBuf::from("data"))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::clusters::transport::Addresses;
+
+    /// Settings from a config file whose `server` section is `server`.
+    fn settings_with(test: &str, server: &str) -> Settings {
+        let dir = std::env::temp_dir().join(format!("mc-settings-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("config.yaml");
+        std::fs::write(&config, format!("clusters:\n- metadata: {{clusterName: a}}\nserver: {server}\n"))
+            .unwrap();
+        let args = Args::try_parse_from([
+            "mc-server",
+            "--config",
+            config.to_str().unwrap(),
+            "--data-dir",
+            dir.to_str().unwrap(),
+            "--token",
+            "settings-test-token-0123456789",
+        ])
+        .unwrap();
+        let settings = Settings::load(args).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        settings
+    }
+
+    #[test]
+    fn joins_may_reach_link_local_addresses_only_where_the_config_says_so() {
+        assert_eq!(settings_with("default", "{}").join_addresses, Addresses::NoLinkLocal);
+        let allowed = settings_with("allowed", "{allowLinkLocalJoins: true}");
+        assert_eq!(allowed.join_addresses, Addresses::Any);
+    }
 }

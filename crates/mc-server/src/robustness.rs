@@ -70,7 +70,7 @@ proptest! {
     #[test]
     fn uploaded_kubeconfigs_never_panic(text in kubeconfig_text(), allow_http in any::<bool>()) {
         if let Ok(mut kubeconfig) = Kubeconfig::from_yaml(&text)
-            && uploaded::check(&kubeconfig, allow_http).is_ok()
+            && uploaded::check(&kubeconfig, uploaded::Allowed { http: allow_http, link_local: false }).is_ok()
         {
             let users = kubeconfig.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
             for u in users {

@@ -119,7 +119,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         ));
     }
 
-    let membership = Arc::new(Membership::new(registry.clone(), sync.clone(), settings.namespace.clone()));
+    let membership = Arc::new(Membership::new(
+        registry.clone(),
+        sync.clone(),
+        settings.namespace.clone(),
+        settings.join_addresses,
+    ));
     match master {
         Some(master) => {
             drop(tokio::spawn(restore_joined(master, membership.clone(), store.clone(), registry.clone())))

@@ -331,6 +331,11 @@ pub struct ServerSection {
     /// PEM private key for HTTPS; set together with `tlsCertFile`.
     #[serde(default)]
     pub tls_key_file: String,
+    /// Let joined clusters (uploaded kubeconfigs) have a link-local API server address
+    /// (169.254.0.0/16, fe80::/10), named or resolved. Off by default: cloud metadata services
+    /// answer there, and a join must not make mc-server their client.
+    #[serde(default)]
+    pub allow_link_local_joins: bool,
 }
 
 /// One entry of `server.tokens`.
@@ -377,6 +382,7 @@ impl Default for ServerSection {
             metrics_auth: false,
             tls_cert_file: String::new(),
             tls_key_file: String::new(),
+            allow_link_local_joins: false,
         }
     }
 }
@@ -849,6 +855,7 @@ mod tests {
         assert_eq!(config.server.bind, "0.0.0.0");
         assert_eq!(config.server.token(), None);
         assert_eq!(config.server.tls(), None);
+        assert!(!config.server.allow_link_local_joins);
         assert!(config.sync.redact_secrets);
     }
 
@@ -867,7 +874,7 @@ clusters:
         - rType: v1/pods
       labels:
         env: prod
-server: { port: 8080, bind: 127.0.0.1, token: s3cret-s3cret-s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key }
+server: { port: 8080, bind: 127.0.0.1, token: s3cret-s3cret-s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key, allowLinkLocalJoins: true }
 storage: { url: "postgres://mc@db/mc" }
 sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets: false }
 "#;
@@ -882,6 +889,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(config.server.bind, "127.0.0.1");
         assert_eq!(config.server.token(), Some("s3cret-s3cret-s3cret"));
         assert_eq!(config.server.tls(), Some((Path::new("/tls/crt"), Path::new("/tls/key"))));
+        assert!(config.server.allow_link_local_joins);
         assert_eq!(config.storage.url.as_deref(), Some("postgres://mc@db/mc"));
         assert_eq!(config.sync.exclude_groups, ["example.com"]);
         assert_eq!(config.sync.exclude_resources, ["leases"]);

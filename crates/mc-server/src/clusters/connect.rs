@@ -7,7 +7,7 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use super::transport::Protocols;
+use super::transport::{Addresses, Protocols};
 
 /// Errors building a cluster's client configuration.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +57,9 @@ pub struct ClusterSpec {
     pub labels: BTreeMap<String, String>,
     /// The original's per-cluster allow-list of types (`rType`).
     pub allow: Vec<String>,
+    /// Which addresses its API server may have: any for a configured cluster, no link-local one
+    /// for a joined cluster unless the server's config allows it.
+    pub addresses: Addresses,
 }
 
 impl ClusterSpec {
@@ -73,6 +76,7 @@ impl ClusterSpec {
             host: "https://127.0.0.1:1".into(),
             labels: Default::default(),
             allow: Vec::new(),
+            addresses: Addresses::Any,
         }
     }
 
@@ -89,6 +93,7 @@ impl ClusterSpec {
                 host: in_cluster_host(),
                 labels: BTreeMap::new(),
                 allow: Vec::new(),
+                addresses: Addresses::Any,
             });
         }
         let kubeconfig = Kubeconfig::read_from(path)
@@ -136,6 +141,7 @@ impl ClusterSpec {
             host,
             labels: BTreeMap::new(),
             allow: Vec::new(),
+            addresses: Addresses::Any,
         })
     }
 
@@ -175,7 +181,7 @@ pub async fn connect(spec: &ClusterSpec) -> Result<Client> {
 /// A client for the cluster speaking `protocols` (a probe: [`Protocols::Http1Only`]).
 pub async fn connect_with(spec: &ClusterSpec, protocols: Protocols) -> Result<Client> {
     let config = spec.config().await?;
-    super::transport::client(config, protocols).map_err(|e| Error::Config(one_line(&e)))
+    super::transport::client(config, protocols, spec.addresses).map_err(|e| Error::Config(one_line(&e)))
 }
 
 /// An error and its causes on one line.

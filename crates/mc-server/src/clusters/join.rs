@@ -15,7 +15,8 @@ use mc_types::ClusterName;
 use tokio::sync::oneshot;
 use tracing::{debug, info, warn};
 
-use super::transport::Protocols;
+use super::transport::{Addresses, LinkLocal, Protocols, TooLarge};
+use super::uploaded::Allowed;
 use super::{Cluster, ClusterSpec, Registry, connect_with};
 use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
 
@@ -81,18 +82,22 @@ pub struct Membership {
     registry: Arc<Registry>,
     sync: SyncContext,
     namespace: String,
+    /// Which addresses a joined cluster's API server may have (`server.allowLinkLocalJoins`).
+    addresses: Addresses,
     lock: tokio::sync::Mutex<()>,
     restore_tried: std::sync::atomic::AtomicBool,
     restore_error: std::sync::Mutex<Option<String>>,
 }
 
 impl Membership {
-    /// Joins happen through the master cluster's client, found in the registry.
-    pub fn new(registry: Arc<Registry>, sync: SyncContext, namespace: String) -> Self {
+    /// Joins happen through the master cluster's client, found in the registry. `addresses`:
+    /// which addresses a joined cluster's API server may have.
+    pub fn new(registry: Arc<Registry>, sync: SyncContext, namespace: String, addresses: Addresses) -> Self {
         Membership {
             registry,
             sync,
             namespace,
+            addresses,
             lock: tokio::sync::Mutex::new(()),
             restore_tried: Default::default(),
             restore_error: Default::default(),
@@ -147,7 +152,7 @@ impl Membership {
         }
         let text =
             std::str::from_utf8(kubeconfig).map_err(|_| Error::BadKubeconfig("not UTF-8 text".into()))?;
-        let spec = uploaded_spec(&name, text, context.clone(), insecure)?;
+        let spec = uploaded_spec(&name, text, context.clone(), insecure, self.addresses)?;
         probe(&spec).await?;
         let _guard = self.lock.lock().await;
         if self.registry.get(&name).is_some() {
@@ -175,6 +180,7 @@ impl Membership {
             host: String::new(),
             labels: BTreeMap::new(),
             allow: Vec::new(),
+            addresses: Addresses::NoLinkLocal,
         };
         let cluster = Arc::new(Cluster::new(spec));
         cluster.update(|s| {
@@ -280,7 +286,7 @@ impl Membership {
             let Some(text) = get("kubeconfig") else { continue };
             let context = get("context").filter(|c| !c.is_empty());
             let insecure = get("insecure").as_deref() == Some("true");
-            match uploaded_spec(&name, &text, context.clone(), insecure) {
+            match uploaded_spec(&name, &text, context.clone(), insecure, self.addresses) {
                 Ok(spec) => {
                     self.start(spec);
                     n += 1;
@@ -297,17 +303,27 @@ impl Membership {
     }
 }
 
-/// Parses and checks an uploaded kubeconfig (data only: see [`super::uploaded`]) into a spec.
-fn uploaded_spec(name: &str, text: &str, context: Option<String>, insecure: bool) -> Result<ClusterSpec> {
+/// Parses and checks an uploaded kubeconfig (data only: see [`super::uploaded`]) into a spec
+/// whose API server may have `addresses` only.
+fn uploaded_spec(
+    name: &str,
+    text: &str,
+    context: Option<String>,
+    insecure: bool,
+    addresses: Addresses,
+) -> Result<ClusterSpec> {
     let mut parsed = Kubeconfig::from_yaml(text)
         .map_err(|e| Error::BadKubeconfig(format!("does not parse: {}", first_line(&e.to_string()))))?;
     if parsed.clusters.is_empty() || parsed.contexts.is_empty() {
         return Err(Error::BadKubeconfig("it names no cluster or no context".into()));
     }
-    super::uploaded::check(&parsed, insecure).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+    let allowed = Allowed { http: insecure, link_local: addresses == Addresses::Any };
+    super::uploaded::check(&parsed, allowed).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
     super::uploaded::strip_credentials_over_http(&mut parsed);
-    ClusterSpec::from_kubeconfig(name, parsed, UPLOADED.into(), context, insecure)
-        .map_err(|e| Error::BadKubeconfig(e.to_string()))
+    let mut spec = ClusterSpec::from_kubeconfig(name, parsed, UPLOADED.into(), context, insecure)
+        .map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+    spec.addresses = addresses;
+    Ok(spec)
 }
 
 /// Time the whole probe (version and discovery) may take.
@@ -358,6 +374,15 @@ fn classify(host: &str, e: &kube::Error) -> String {
             c => format!("{host} answered HTTP {c}"),
         };
     }
+    // Before the TLS words below: neither error's text is the remote server's.
+    if let Some(too_large) = cause::<TooLarge>(e) {
+        return format!("{host}: {too_large}");
+    }
+    if let Some(link_local) = cause::<LinkLocal>(e) {
+        return format!(
+            "{host}: {link_local} (cloud metadata services answer there); the server's config allows it with server.allowLinkLocalJoins: true"
+        );
+    }
     let lower = super::connect::one_line(e).to_ascii_lowercase();
     if lower.contains("certificate")
         || lower.contains("tls")
@@ -376,6 +401,18 @@ fn classify(host: &str, e: &kube::Error) -> String {
     } else {
         format!("{host}: the request failed")
     }
+}
+
+/// The first cause of type `T` in an error's chain.
+fn cause<T: std::error::Error + 'static>(e: &kube::Error) -> Option<&T> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(found) = c.downcast_ref::<T>() {
+            return Some(found);
+        }
+        cause = c.source();
+    }
+    None
 }
 
 /// Whether the request never reached the server: the connection (name lookup, TCP connect, TLS
@@ -448,4 +485,38 @@ async fn count_copies(sync: &SyncContext, cluster: &str) -> u64 {
     let query =
         crate::store::Query { cluster: Some(cluster.into()), labels: Some(selector), ..Default::default() };
     sync.store.query(&query).await.map(|p| p.items.len() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_too_large_is_named_with_its_host_and_nothing_it_said() {
+        let e = kube::Error::Service(Box::new(TooLarge { limit: 64 * 1024, what: "/version" }));
+        let reason = classify("http://127.0.0.1:9", &e);
+        assert_eq!(reason, "http://127.0.0.1:9: answer too large: /version is limited to 64 KiB");
+    }
+
+    #[test]
+    fn a_link_local_address_is_named_with_the_key_that_allows_it() {
+        let address = "169.254.169.254".parse().unwrap();
+        let e = kube::Error::Service(Box::new(LinkLocal { host: "metadata.internal".into(), address }));
+        let reason = classify("https://metadata.internal", &e);
+        assert!(reason.starts_with("https://metadata.internal: metadata.internal resolves to 169.254.169.254, a link-local address"), "{reason}");
+        assert!(reason.contains("server.allowLinkLocalJoins: true"), "{reason}");
+    }
+
+    #[test]
+    fn uploads_keep_the_servers_address_policy() {
+        let text = "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\nclusters:\n- name: k\n  cluster: {server: \"https://169.254.169.254\"}\nusers:\n- name: u\n  user: {token: abc}\n";
+        let refused = uploaded_spec("c", text, None, false, Addresses::NoLinkLocal).unwrap_err();
+        assert!(matches!(&refused, Error::BadKubeconfig(m) if m.contains("link-local")), "{refused}");
+        let allowed = uploaded_spec("c", text, None, false, Addresses::Any).unwrap();
+        assert_eq!(allowed.addresses, Addresses::Any);
+        let named = text.replace("169.254.169.254", "kubernetes.example");
+        let spec = uploaded_spec("c", &named, None, false, Addresses::NoLinkLocal).unwrap();
+        assert_eq!(spec.addresses, Addresses::NoLinkLocal, "a name is checked when it is resolved");
+    }
 }

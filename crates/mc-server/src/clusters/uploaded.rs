@@ -5,7 +5,11 @@
 //! choice. Clusters from the server's own config file are trusted as the operator wrote them and
 //! never pass through here.
 
+use std::net::IpAddr;
+
 use kube::config::Kubeconfig;
+
+use super::transport::is_link_local;
 
 /// Why an uploaded kubeconfig is refused: the field, named as in the kubeconfig (400, not
 /// retryable: the kubeconfig must change).
@@ -23,10 +27,21 @@ const NO_COMMANDS: &str =
     "mc-server never runs commands from an upload; create a ServiceAccount token and use `token:`";
 const NO_PROXY: &str = "the connection goes straight to the API server";
 const HTTPS_ONLY: &str = "credentials would travel in clear text; use an https:// server, or join with insecure=true to accept plain HTTP without sending credentials";
+const NO_LINK_LOCAL: &str = "it is a link-local address (169.254.0.0/16, fe80::/10), where cloud metadata services answer; the server's config allows it with server.allowLinkLocalJoins: true";
+
+/// What an upload may do beyond inline credentials to an https:// server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Allowed {
+    /// Plain `http://` servers (the join's `insecure=true`).
+    pub http: bool,
+    /// Link-local server addresses (`server.allowLinkLocalJoins`). A name that resolves to one
+    /// is refused when the connection is made (`super::transport::Addresses`).
+    pub link_local: bool,
+}
 
 /// Checks every cluster and user entry (not only the context in use: the whole text is kept and
-/// restored later). `allow_http` is the join's `insecure=true`.
-pub fn check(kubeconfig: &Kubeconfig, allow_http: bool) -> Result<(), Refused> {
+/// restored later).
+pub fn check(kubeconfig: &Kubeconfig, allowed: Allowed) -> Result<(), Refused> {
     let refuse = |field: String, why| Err(Refused { field, why });
     for named in &kubeconfig.clusters {
         let Some(c) = &named.cluster else { continue };
@@ -41,9 +56,12 @@ pub fn check(kubeconfig: &Kubeconfig, allow_http: bool) -> Result<(), Refused> {
         let scheme = server.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
         match scheme.as_deref() {
             Some("https") => {}
-            Some("http") if allow_http => {}
+            Some("http") if allowed.http => {}
             Some("http") => return refuse(at("server"), HTTPS_ONLY),
             _ => return refuse(at("server"), "the server must be an https:// URL"),
+        }
+        if !allowed.link_local && literal_ip(server).is_some_and(is_link_local) {
+            return refuse(at("server"), NO_LINK_LOCAL);
         }
     }
     for named in &kubeconfig.auth_infos {
@@ -66,6 +84,16 @@ pub fn check(kubeconfig: &Kubeconfig, allow_http: bool) -> Result<(), Refused> {
         }
     }
     Ok(())
+}
+
+/// The IP address a server URL names literally (`https://169.254.169.254`, `https://[fe80::1]`),
+/// `None` for a host name (resolved when the connection is made).
+fn literal_ip(server: &str) -> Option<IpAddr> {
+    let uri: hyper::Uri = server.parse().ok()?;
+    let host = uri.host()?;
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    // An IPv6 zone (`fe80::1%eth0`, `%25` in a URL) is not part of the address.
+    host.split('%').next()?.parse().ok()
 }
 
 /// Removes every credential from the users of plain-HTTP clusters: over `http://` nothing
@@ -125,14 +153,16 @@ mod tests {
 
     const HTTPS: &str = "    server: https://127.0.0.1:6443\n    certificate-authority-data: AAAA";
     const TOKEN: &str = "    token: abc";
+    /// The defaults of a join: https only, no link-local address.
+    const HTTPS_ONLY_UPLOAD: Allowed = Allowed { http: false, link_local: false };
 
     #[test]
     fn inline_credentials_are_accepted() {
-        assert_eq!(check(&kubeconfig(TOKEN, HTTPS), false), Ok(()));
+        assert_eq!(check(&kubeconfig(TOKEN, HTTPS), HTTPS_ONLY_UPLOAD), Ok(()));
         let certs = "    client-certificate-data: AAAA\n    client-key-data: BBBB";
-        assert_eq!(check(&kubeconfig(certs, HTTPS), false), Ok(()));
+        assert_eq!(check(&kubeconfig(certs, HTTPS), HTTPS_ONLY_UPLOAD), Ok(()));
         let basic = "    username: admin\n    password: secret";
-        assert_eq!(check(&kubeconfig(basic, HTTPS), false), Ok(()));
+        assert_eq!(check(&kubeconfig(basic, HTTPS), HTTPS_ONLY_UPLOAD), Ok(()));
     }
 
     #[test]
@@ -177,7 +207,7 @@ mod tests {
             (TOKEN, "    server: file:///etc/passwd", "clusters[k].cluster.server"),
         ];
         for (user, cluster, field) in cases {
-            let refused = check(&kubeconfig(user, cluster), false).unwrap_err();
+            let refused = check(&kubeconfig(user, cluster), HTTPS_ONLY_UPLOAD).unwrap_err();
             assert_eq!(refused.field, field);
             assert!(!refused.to_string().contains('\n'));
         }
@@ -189,7 +219,7 @@ mod tests {
             "    token: abc\n    username: a\n    password: b",
             "    server: http://127.0.0.1:8080",
         );
-        assert_eq!(check(&kc, true), Ok(()));
+        assert_eq!(check(&kc, Allowed { http: true, ..Default::default() }), Ok(()));
         strip_credentials_over_http(&mut kc);
         let user = kc.auth_infos[0].auth_info.as_ref().unwrap();
         assert!(user.token.is_none() && user.password.is_none() && user.username.is_none());
@@ -197,5 +227,30 @@ mod tests {
         let mut kc = kubeconfig(TOKEN, HTTPS);
         strip_credentials_over_http(&mut kc);
         assert!(kc.auth_infos[0].auth_info.as_ref().unwrap().token.is_some());
+    }
+
+    #[test]
+    fn link_local_servers_are_refused_unless_allowed() {
+        let servers = [
+            "https://169.254.169.254",
+            "https://169.254.10.20:6443/k8s",
+            "https://[fe80::1]:6443",
+            "https://[fe80::1%25eth0]:6443",
+            "https://[::ffff:169.254.169.254]",
+            "HTTPS://169.254.169.254",
+        ];
+        for server in servers {
+            let kc = kubeconfig(TOKEN, &format!("    server: {server}"));
+            let refused = check(&kc, HTTPS_ONLY_UPLOAD).unwrap_err();
+            assert_eq!(refused.field, "clusters[k].cluster.server", "{server}");
+            assert!(refused.to_string().contains("link-local"), "{refused}");
+            assert_eq!(check(&kc, Allowed { http: false, link_local: true }), Ok(()), "{server}");
+        }
+        for server in
+            ["https://127.0.0.1:6443", "https://10.0.0.1", "https://[::1]:6443", "https://metadata.example"]
+        {
+            let kc = kubeconfig(TOKEN, &format!("    server: {server}"));
+            assert_eq!(check(&kc, HTTPS_ONLY_UPLOAD), Ok(()), "{server}");
+        }
     }
 }

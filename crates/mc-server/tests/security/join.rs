@@ -231,3 +231,135 @@ async fn a_stored_kubeconfig_that_carries_a_command_is_refused_at_restore() {
     assert!(!marker.exists(), "a command from a stored kubeconfig ran");
     assert_eq!(hostile.connections(), 0, "a refused kubeconfig reaches no server");
 }
+
+/// A listener on 127.0.0.1 that answers every request with 200 and a body of `size` bytes,
+/// written as it goes (never held whole), announced with Content-Length or sent chunked.
+/// Returns its port; stops writing once the reader hangs up.
+fn huge_answer(size: usize, chunked: bool) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let framing = if chunked {
+                    "Transfer-Encoding: chunked".to_string()
+                } else {
+                    format!("Content-Length: {size}")
+                };
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{framing}\r\n\r\n");
+                if stream.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                let piece = vec![b' '; 64 * 1024];
+                let mut sent = 0;
+                while sent < size {
+                    let n = piece.len().min(size - sent);
+                    let written = if chunked {
+                        stream
+                            .write_all(format!("{n:x}\r\n").as_bytes())
+                            .and_then(|()| stream.write_all(&piece[..n]))
+                            .and_then(|()| stream.write_all(b"\r\n"))
+                    } else {
+                        stream.write_all(&piece[..n])
+                    };
+                    if written.is_err() {
+                        return;
+                    }
+                    sent += n;
+                }
+                let _ = stream.write_all(if chunked { &b"0\r\n\r\n"[..] } else { &b""[..] });
+            });
+        }
+    });
+    port
+}
+
+/// The resident memory of a process, in KiB (`VmRSS` of `/proc/PID/status`).
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_200_mib_version_answer_is_refused_as_too_large_without_reading_it() {
+    const HUGE: usize = 200 * 1024 * 1024;
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-huge", Options::default()).await;
+    let pid = server.pid().unwrap();
+    let user = "    token: abc";
+    // A probe first, so that the memory of a probe's client is counted before the baseline.
+    let small = Hostile::start(200, "{}");
+    let (status, _) = join(
+        &server,
+        "huge",
+        &kubeconfig(&format!("http://127.0.0.1:{}", small.port), user),
+        "&insecure=true",
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    for chunked in [false, true] {
+        let port = huge_answer(HUGE, chunked);
+        let before = rss_kib(pid);
+        // The highest RSS seen while the join runs, sampled every 10 ms.
+        let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
+        let sampler = tokio::spawn(async move {
+            let mut peak = rss_kib(pid);
+            while done_rx.try_recv().is_err() {
+                peak = peak.max(rss_kib(pid));
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            peak.max(rss_kib(pid))
+        });
+        let target = format!("http://127.0.0.1:{port}");
+        let (status, answer) = join(&server, "huge", &kubeconfig(&target, user), "&insecure=true").await;
+        let _ = done_tx.send(());
+        let peak = sampler.await.unwrap();
+        let rise_mib = peak.saturating_sub(before) as f64 / 1024.0;
+        eprintln!(
+            "chunked={chunked}: RSS {before} KiB before, peak {peak} KiB during the join: +{rise_mib:.1} MiB"
+        );
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains(&target) && error.contains("answer too large"), "{error}");
+        assert!(!error.contains('\n') && error.len() < 300, "one short line: {error}");
+        assert!(rise_mib <= 16.0, "chunked={chunked}: RSS rose by {rise_mib:.1} MiB");
+    }
+}
+
+#[tokio::test]
+async fn link_local_api_servers_are_refused_named_or_resolved() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-link-local", Options::default()).await;
+    let user = "    token: abc";
+    // Literal addresses: refused with the field, before any connection.
+    for target in ["https://169.254.169.254", "https://169.254.169.254:6443/x", "https://[fe80::1]:6443"] {
+        let (status, answer) = join(&server, "metadata", &kubeconfig(target, user), "").await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{target}: {answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains("clusters[k].cluster.server") && error.contains("link-local"), "{error}");
+        assert!(error.contains("server.allowLinkLocalJoins"), "{error}");
+    }
+    // Names that resolve to one (number forms of 169.254.169.254, read by the system's resolver
+    // without asking DNS): refused when resolved, before any packet leaves.
+    for (target, query) in [("https://0xa9fea9fe:6443", ""), ("http://2852039166:6443", "&insecure=true")] {
+        let (status, answer) = join(&server, "metadata", &kubeconfig(target, user), query).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains(target) && error.contains("169.254.169.254, a link-local address"), "{error}");
+    }
+    let (status, clusters) = server.get("/v1/clusters").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!clusters.to_string().contains("metadata"), "nothing was joined: {clusters}");
+}
