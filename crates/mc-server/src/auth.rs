@@ -47,6 +47,17 @@ pub enum Denied {
     Invalid,
 }
 
+/// What a request asks for, as far as tokens are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// A read (GET, HEAD): without a token when anonymous reads are on.
+    Read,
+    /// Anything else: always with a token.
+    Write,
+    /// A read that needs a token whatever anonymous reads say (a closed `/metrics`).
+    Token,
+}
+
 /// The tokens the server accepts, as SHA-256 digests (comparing digests in constant time does not
 /// leak a token's length or prefix).
 #[derive(Clone)]
@@ -87,11 +98,12 @@ impl Auth {
     }
 
     /// The role of a request's `Authorization` header. A request without one is `read` only
-    /// when anonymous reads are on and it only reads (`safe`); a wrong token is refused even
+    /// when anonymous reads are on and it is an [`Access::Read`]; a wrong token is refused even
     /// then, so a typo is not silently downgraded.
-    pub fn check(&self, authorization: Option<&[u8]>, safe: bool) -> Result<Role, Denied> {
+    pub fn check(&self, authorization: Option<&[u8]>, access: Access) -> Result<Role, Denied> {
         let Some(header) = authorization else {
-            return if self.anonymous_read && safe { Ok(Role::Read) } else { Err(Denied::Missing) };
+            let anonymous = self.anonymous_read && access == Access::Read;
+            return if anonymous { Ok(Role::Read) } else { Err(Denied::Missing) };
         };
         let token = bearer(header).ok_or(Denied::Invalid)?;
         let given = sha256(token);
@@ -190,27 +202,29 @@ mod tests {
     #[test]
     fn each_token_gets_its_role() {
         let a = auth(false);
-        assert_eq!(a.check(Some(b"Bearer admin-token-0123456789"), false), Ok(Role::Admin));
-        assert_eq!(a.check(Some(b"bearer reader-token-0123456789"), true), Ok(Role::Read));
+        assert_eq!(a.check(Some(b"Bearer admin-token-0123456789"), Access::Write), Ok(Role::Admin));
+        assert_eq!(a.check(Some(b"bearer reader-token-0123456789"), Access::Read), Ok(Role::Read));
     }
 
     #[test]
     fn missing_wrong_or_malformed_tokens_are_refused() {
         let a = auth(false);
-        assert_eq!(a.check(None, true), Err(Denied::Missing));
-        assert_eq!(a.check(Some(b"Bearer admin-token-012345678"), true), Err(Denied::Invalid));
-        assert_eq!(a.check(Some(b"Basic YWRtaW46YWRtaW4="), true), Err(Denied::Invalid));
-        assert_eq!(a.check(Some(b"Bearer "), true), Err(Denied::Invalid));
-        assert_eq!(a.check(Some(b"admin-token-0123456789"), true), Err(Denied::Invalid));
+        assert_eq!(a.check(None, Access::Read), Err(Denied::Missing));
+        assert_eq!(a.check(Some(b"Bearer admin-token-012345678"), Access::Read), Err(Denied::Invalid));
+        assert_eq!(a.check(Some(b"Basic YWRtaW46YWRtaW4="), Access::Read), Err(Denied::Invalid));
+        assert_eq!(a.check(Some(b"Bearer "), Access::Read), Err(Denied::Invalid));
+        assert_eq!(a.check(Some(b"admin-token-0123456789"), Access::Read), Err(Denied::Invalid));
     }
 
     #[test]
     fn anonymous_reads_only_when_asked_for_and_never_for_writes() {
         let a = auth(true);
-        assert_eq!(a.check(None, true), Ok(Role::Read));
-        assert_eq!(a.check(None, false), Err(Denied::Missing));
+        assert_eq!(a.check(None, Access::Read), Ok(Role::Read));
+        assert_eq!(a.check(None, Access::Write), Err(Denied::Missing));
+        assert_eq!(a.check(None, Access::Token), Err(Denied::Missing), "a closed /metrics stays closed");
+        assert_eq!(a.check(Some(b"Bearer reader-token-0123456789"), Access::Token), Ok(Role::Read));
         // A wrong token is not downgraded to anonymous.
-        assert_eq!(a.check(Some(b"Bearer nope-nope-nope-nope"), true), Err(Denied::Invalid));
+        assert_eq!(a.check(Some(b"Bearer nope-nope-nope-nope"), Access::Read), Err(Denied::Invalid));
     }
 
     #[test]

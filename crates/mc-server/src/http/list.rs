@@ -11,32 +11,15 @@ use mc_types::api::CONTINUE_HEADER;
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
-use super::{ApiError, ApiResult, AppState, streamed};
-use crate::store::{Cursor, Order, Query as StoreQuery, RawObject};
+use super::{ApiError, ApiResult, AppState, params, streamed};
+use crate::store::{Order, Query as StoreQuery, RawObject};
 
 /// The original's default page size.
 const DEFAULT_LIMIT: u32 = 10;
 
-/// Most query parameters one request may carry.
-const MAX_PARAMETERS: usize = 100;
-
-/// Longest value of a parameter, per Kubernetes' own limits (names are DNS subdomains of at most
-/// 253 characters, namespaces and cluster names DNS labels of at most 63).
-fn max_len(key: &str) -> Option<usize> {
-    Some(match key {
-        "gvr" | "name" => 253,
-        "cluster" | "clusterName" | "namespace" => 63,
-        "labelSelector" | "fieldSelector" | "continue" => 4096,
-        "limit" | "watch" | "order" => 20,
-        _ if key.starts_with("labels[") => 63,
-        _ => return None,
-    })
-}
-
-/// A parameter name as it may be shown back: bounded and printable.
-fn short(key: &str) -> String {
-    let shown: String = key.chars().take(64).filter(|c| !c.is_control()).collect();
-    if shown.len() < key.len() { format!("\"{shown}…\"") } else { format!("\"{shown}\"") }
+/// A parameter name or value as it may be shown back: bounded, printable and quoted.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", params::shown(text))
 }
 
 /// Routes of this module.
@@ -62,25 +45,12 @@ pub struct ListRequest {
 }
 
 impl ListRequest {
-    /// Reads the raw pairs; unknown parameters are errors so typos do not go unnoticed.
+    /// Reads the raw pairs; unknown parameters are errors so typos do not go unnoticed. (How
+    /// many there may be is checked for every route, see [`params::bounded`].)
     pub fn from_pairs(pairs: Vec<(String, String)>) -> ApiResult<Self> {
-        if pairs.len() > MAX_PARAMETERS {
-            return Err(ApiError::bad_request(format!(
-                "{} query parameters; at most {MAX_PARAMETERS} are allowed",
-                pairs.len()
-            )));
-        }
         let mut r = ListRequest::default();
         for (k, v) in pairs {
-            if let Some(max) = max_len(&k)
-                && v.len() > max
-            {
-                return Err(ApiError::bad_request(format!(
-                    "parameter {} is {} characters long; at most {max} are allowed",
-                    short(&k),
-                    v.len()
-                )));
-            }
+            params::check_len(&k, &v)?;
             let non_empty = |v: String| (!v.is_empty()).then_some(v);
             match k.as_str() {
                 "gvr" => r.gvr = non_empty(v),
@@ -98,7 +68,7 @@ impl ListRequest {
                         _ => {
                             return Err(ApiError::bad_request(format!(
                                 "order must be name (cluster, namespace, name) or newest (newest first, as the original), got {}",
-                                short(&v)
+                                quoted(&v)
                             )));
                         }
                     }
@@ -109,14 +79,17 @@ impl ListRequest {
                         "false" | "0" | "" => false,
                         _ => {
                             return Err(ApiError::bad_request(format!(
-                                "watch must be true or false, got \"{v}\""
+                                "watch must be true or false, got {}",
+                                quoted(&v)
                             )));
                         }
                     }
                 }
                 _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
                     Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
-                    _ => return Err(ApiError::bad_request(format!("unknown query parameter {}", short(&k)))),
+                    _ => {
+                        return Err(ApiError::bad_request(format!("unknown query parameter {}", quoted(&k))));
+                    }
                 },
             }
         }
@@ -139,6 +112,15 @@ impl ListRequest {
             let candidates = e.candidates().to_vec();
             ApiError::not_found(e.to_string()).with_candidates(candidates)
         })?;
+        if let Some(ns) = &self.namespace {
+            params::namespace(ns)?;
+        }
+        if let Some(name) = &self.name {
+            params::object_name(name)?;
+        }
+        if let Some(c) = &self.cluster {
+            params::cluster(c)?;
+        }
         if let Some(c) = &self.cluster
             && state.registry.get(c).is_none()
         {
@@ -189,14 +171,7 @@ impl ListRequest {
                 "continue works only in the default order (order=name); order=newest answers one page",
             ));
         }
-        let continue_after = match &self.continue_token {
-            Some(t) => Some(
-                Cursor::decode(t)
-                    .map_err(|e| ApiError::bad_request(format!("invalid continue token: {e}")))?,
-            ),
-            None => None,
-        };
-        Ok(StoreQuery {
+        let mut query = StoreQuery {
             gvr: Some(info.gvr()),
             cluster: self.cluster.clone(),
             namespace: self.namespace.clone(),
@@ -204,9 +179,13 @@ impl ListRequest {
             labels,
             fields,
             limit,
-            continue_after,
+            continue_after: None,
             order: self.order,
-        })
+        };
+        if let Some(token) = &self.continue_token {
+            query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
+        }
+        Ok(query)
     }
 }
 
@@ -249,7 +228,8 @@ fn page_response(
     let warnings = answer_warnings(state, query, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp =
         ([(CONTENT_TYPE, "application/json")], streamed::array(&page.items, write)).into_response();
-    if let Some(token) = page.next.and_then(|c| HeaderValue::from_str(&c.encode()).ok()) {
+    let token = page.next.and_then(|c| HeaderValue::from_str(&params::continue_token(query, &c)).ok());
+    if let Some(token) = token {
         resp.headers_mut().insert(CONTINUE_HEADER, token);
     }
     add_warnings(&mut resp, warnings);

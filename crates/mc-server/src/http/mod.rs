@@ -7,21 +7,23 @@ pub mod join;
 pub mod kube;
 pub mod list;
 pub mod openapi;
+pub mod params;
 pub mod streamed;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod watch;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use mc_types::config::Role;
 
-use crate::auth::{Auth, Denied};
+use crate::auth::{Access, Auth, Denied};
 use crate::clusters::Registry;
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -58,7 +60,7 @@ pub struct AppState {
 /// (unless `server.metricsAuth`) `/metrics`; join and unjoin need the `admin` role.
 pub fn router(state: AppState) -> Router {
     let admin = Router::new().merge(join::router()).route_layer(middleware::from_fn(require_admin));
-    Router::new()
+    let routes = Router::new()
         .merge(list::router())
         .merge(clusters::router())
         .merge(kube::router())
@@ -67,9 +69,15 @@ pub fn router(state: AppState) -> Router {
         .merge(openapi::router())
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(state.clone(), authenticate))
-        .layer(middleware::from_fn(json_errors))
         .layer(middleware::from_fn_with_state(state.clone(), count_requests))
-        .with_state(state)
+        .with_state(state);
+    // Around the routes whole, not each route (as `Router::layer` puts them): a 405's `Allow`
+    // header, which a route sets last, is there for `json_errors` to read, and a request too
+    // large to look at is refused before it is routed.
+    Router::new()
+        .fallback_service(routes)
+        .layer(middleware::from_fn(json_errors))
+        .layer(middleware::from_fn(params::bounded))
 }
 
 /// Runs one store query in its turn and within [`QUERY_TIMEOUT`]; a busy or slow store answers
@@ -111,12 +119,10 @@ async fn bounded<T>(
     }
 }
 
-async fn not_found(req: Request) -> ApiError {
-    ApiError::not_found(format!(
-        "no such endpoint: {} {} (see /openapi.json)",
-        req.method(),
-        req.uri().path()
-    ))
+async fn not_found(req: Request) -> Response {
+    let path = req.uri().path();
+    let message = format!("no such endpoint: {} {} (see /openapi.json)", req.method(), params::shown(path));
+    params::answer(path, ApiError::not_found(message))
 }
 
 /// Paths anyone may call: probes and the API description.
@@ -124,14 +130,23 @@ fn is_open(path: &str, auth: &Auth) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
 }
 
-/// Bearer-token check: the caller's [`Role`] goes into the request's extensions.
+/// Bearer-token check: the caller's [`Role`] goes into the request's extensions. A closed
+/// `/metrics` needs a token even when other reads go without one (`server.anonymousRead`):
+/// closing it is what `server.metricsAuth` asks for.
 async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    if is_open(req.uri().path(), &state.auth) {
+    let path = req.uri().path();
+    if is_open(path, &state.auth) {
         return next.run(req).await;
     }
-    let safe = matches!(*req.method(), Method::GET | Method::HEAD);
+    let access = if path == "/metrics" {
+        Access::Token
+    } else if matches!(*req.method(), Method::GET | Method::HEAD) {
+        Access::Read
+    } else {
+        Access::Write
+    };
     let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
-    match state.auth.check(header, safe) {
+    match state.auth.check(header, access) {
         Ok(role) => {
             req.extensions_mut().insert(role);
             next.run(req).await
@@ -141,7 +156,7 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
                 Denied::Missing => "missing bearer token (Authorization: Bearer <token>)",
                 Denied::Invalid => "invalid bearer token",
             };
-            let mut resp = ApiError::unauthorized(message).into_response();
+            let mut resp = params::answer(req.uri().path(), ApiError::unauthorized(message));
             resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
             resp
         }
@@ -161,8 +176,8 @@ async fn require_admin(req: Request, next: Next) -> Response {
     }
 }
 
-/// Every error answers with the JSON error shape, also those that axum makes itself (wrong
-/// method, malformed query string): clients decode one shape.
+/// Every error answers with the JSON error shape of its API (see [`params::answer`]), also those
+/// that axum makes itself (wrong method, malformed query string): clients decode one shape.
 async fn json_errors(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let path = req.uri().path().to_string();
@@ -176,21 +191,25 @@ async fn json_errors(req: Request, next: Next) -> Response {
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return resp;
     }
-    let (mut parts, body) = resp.into_parts();
+    let (parts, body) = resp.into_parts();
     let detail =
         axum::body::to_bytes(body, 4096).await.map(|b| String::from_utf8_lossy(&b).trim().to_string());
     let message = match (status, detail) {
         (StatusCode::METHOD_NOT_ALLOWED, _) => {
             let allowed = parts.headers.get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("");
-            format!("method {method} is not allowed on {path} (allowed: {allowed})")
+            format!("method {method} is not allowed on {} (allowed: {allowed})", params::shown(&path))
         }
         (_, Ok(text)) if !text.is_empty() => text.lines().next().unwrap_or_default().to_string(),
         _ => status.canonical_reason().unwrap_or("error").to_string(),
     };
-    let body = serde_json::to_vec(&mc_types::api::ApiErrorBody::new(message)).unwrap_or_default();
-    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(body))
+    let mut resp = params::answer(&path, ApiError::new(status, message));
+    // The rest of what was said (`Allow`, `WWW-Authenticate`, …) stays.
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            resp.headers_mut().append(name, value.clone());
+        }
+    }
+    resp
 }
 
 async fn count_requests(State(state): State<AppState>, req: Request, next: Next) -> Response {
@@ -241,6 +260,55 @@ mod tests {
         let r = bounded(&turns, Duration::from_millis(50), slow).await;
         assert_eq!(status(r).await, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(turns.available_permits(), 1, "the turn is given back");
+    }
+
+    #[tokio::test]
+    async fn metrics_auth_closes_metrics_even_with_anonymous_reads() {
+        use crate::http::testing::{Setup, TestApi};
+        let get = |path: &str| axum::http::Request::get(path).body(axum::body::Body::empty()).unwrap();
+        let api = TestApi::with(Setup { anonymous_read: true, metrics_auth: true }).await;
+        let answer = api.send(get("/metrics")).await;
+        answer.error(StatusCode::UNAUTHORIZED);
+        assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+        assert_eq!(api.get("/metrics").await.status, StatusCode::OK, "with the token");
+        assert_eq!(api.send(get("/v1/clusters")).await.status, StatusCode::OK, "other reads stay anonymous");
+        let open = TestApi::with(Setup { anonymous_read: true, metrics_auth: false }).await;
+        assert_eq!(open.send(get("/metrics")).await.status, StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_405_names_the_allowed_methods() {
+        use axum::http::Method;
+
+        use crate::http::testing::TestApi;
+        let api = TestApi::new().await;
+        let put = |path: &str| TestApi::request(Method::PUT, path).body(axum::body::Body::empty()).unwrap();
+        let answer = api.send(put("/v1/list?gvr=v1/pods")).await;
+        let message = answer.error(StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(answer.header("allow"), Some("GET,HEAD"));
+        assert!(message.contains("(allowed: GET,HEAD)"), "{message}");
+        let answer = api.send(put("/api/v1/namespaces/default/configmaps/cm-a1")).await;
+        let message = answer.status_object(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed");
+        assert!(message.contains("read-only"), "{message}");
+        assert_eq!(answer.header("allow"), Some("GET,HEAD"));
+    }
+
+    #[tokio::test]
+    async fn errors_on_kubernetes_paths_are_status_objects() {
+        use crate::http::testing::TestApi;
+        let api = TestApi::new().await;
+        let anonymous =
+            axum::http::Request::get("/api/v1/configmaps").body(axum::body::Body::empty()).unwrap();
+        let answer = api.send(anonymous).await;
+        answer.status_object(StatusCode::UNAUTHORIZED, "Unauthorized");
+        assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+        // Malformed in a way axum refuses before any handler.
+        api.get("/api/v1/configmaps?limit=%FF%FE&x=%")
+            .await
+            .status_object(StatusCode::BAD_REQUEST, "BadRequest");
+        api.get("/v1/list?gvr=%FF%FE&x=%").await.error(StatusCode::BAD_REQUEST);
+        api.get("/clusters/alpha/nope").await.status_object(StatusCode::NOT_FOUND, "NotFound");
+        api.get("/v1/nope").await.error(StatusCode::NOT_FOUND);
     }
 
     #[tokio::test]

@@ -292,16 +292,41 @@ impl Cursor {
 
     /// The opaque, URL-safe `continue` token: lowercase hex of a JSON array.
     pub fn encode(&self) -> String {
-        let parts = [&self.cluster, &self.namespace, &self.name, &self.group, &self.version, &self.resource];
+        self.encode_parts(None)
+    }
+
+    /// [`Cursor::encode`] with `query` (what the query that reached this position selects, as its
+    /// caller digests it) inside, so the position is taken only for that query
+    /// ([`Cursor::decode_for`]).
+    pub fn encode_for(&self, query: &str) -> String {
+        self.encode_parts(Some(query))
+    }
+
+    fn encode_parts(&self, query: Option<&str>) -> String {
+        let mut parts = vec![
+            &*self.cluster,
+            &*self.namespace,
+            &*self.name,
+            &*self.group,
+            &*self.version,
+            &*self.resource,
+        ];
+        parts.extend(query);
         let json = serde_json::to_string(&parts).unwrap_or_default();
         json.bytes().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Parses a token made by [`Cursor::encode`]; anything else is [`Error::BadCursor`].
+    /// Parses a token made by [`Cursor::encode`] or [`Cursor::encode_for`]; anything else is
+    /// [`Error::BadCursor`].
     pub fn decode(token: &str) -> Result<Cursor> {
+        Self::decode_for(token).map(|(cursor, _)| cursor)
+    }
+
+    /// The position a token holds and the query it was made for, if any ([`Cursor::encode_for`]).
+    pub fn decode_for(token: &str) -> Result<(Cursor, Option<String>)> {
         let bad = || {
-            let shown: String = token.chars().take(64).collect();
-            Error::BadCursor(if token.len() > 64 { format!("{shown}…") } else { shown })
+            let shown: String = token.chars().take(64).filter(|c| !c.is_control()).collect();
+            Error::BadCursor(if token.chars().count() > 64 { format!("{shown}…") } else { shown })
         };
         if token.is_empty() || !token.len().is_multiple_of(2) || token.len() > 8192 {
             return Err(bad());
@@ -311,9 +336,15 @@ impl Cursor {
             .map(|i| token.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
             .collect::<Option<Vec<u8>>>()
             .ok_or_else(bad)?;
+        let mut parts: Vec<String> = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+        let query = match parts.len() {
+            6 => None,
+            7 => parts.pop(),
+            _ => return Err(bad()),
+        };
         let [cluster, namespace, name, group, version, resource]: [String; 6] =
-            serde_json::from_slice(&bytes).map_err(|_| bad())?;
-        Ok(Cursor { cluster, namespace, name, group, version, resource })
+            parts.try_into().map_err(|_| bad())?;
+        Ok((Cursor { cluster, namespace, name, group, version, resource }, query))
     }
 }
 

@@ -392,3 +392,43 @@ async fn kubectl_get_w_and_a_kube_rs_watcher_follow_changes_from_a_resource_vers
     assert_eq!(event["object"]["code"], 410, "{body}");
     let _ = env.kubectl(member, &["delete", "namespace", ns, "--wait=false"]);
 }
+
+/// kubectl's own paging (`--chunk-size`) sends each continue token back with the query that made
+/// it, with a selector, over every cluster and under `/clusters/NAME/`: every object once, as
+/// one unpaged list shows them. A token of another query is refused in kubectl's words.
+#[tokio::test]
+async fn kubectl_pages_through_continue_tokens_of_its_own_query() {
+    let env = TestEnv::from_env();
+    let (_server, url, ca, _https) = start_https(&env, "kube-chunks").await;
+    let all = kubeconfig(&env, &url, &ca, "chunks", "");
+    let one = kubeconfig(&env, &url, &ca, "chunks-one", &format!("/clusters/{}", env.clusters[1].name));
+    // Namespaces every cluster has, labelled by their API servers: stable while other tests run.
+    let list = [
+        "get",
+        "namespaces",
+        "-l",
+        "kubernetes.io/metadata.name in (default,kube-system,kube-public)",
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.annotations.mulitcluster\\.practice\\.com/cluster}/{.metadata.name}{\"\\n\"}{end}",
+    ];
+    for (config, clusters) in [(&all, env.clusters.len()), (&one, 1)] {
+        let whole = ok(kubectl(config, &[&list[..], &["--chunk-size=0"]].concat()), "unpaged");
+        let paged = ok(kubectl(config, &[&list[..], &["--chunk-size=2", "-v=6"]].concat()), "paged");
+        assert_eq!(whole.lines().count(), 3 * clusters, "{whole}");
+        assert_eq!(paged, whole);
+    }
+    let verbose = kubectl(&all, &[&list[..], &["--chunk-size=2", "-v=6"]].concat());
+    let log = String::from_utf8_lossy(&verbose.stderr);
+    assert!(log.lines().filter(|l| l.contains("continue=")).count() >= 2, "kubectl paged: {log}");
+
+    let page: Value = serde_json::from_str(&ok(
+        kubectl(&all, &["get", "--raw", "/api/v1/namespaces?limit=1"]),
+        "first page",
+    ))
+    .unwrap();
+    let token = page["metadata"]["continue"].as_str().unwrap();
+    let other = kubectl(&all, &["get", "--raw", &format!("/api/v1/configmaps?limit=1&continue={token}")]);
+    assert!(!other.status.success());
+    let said = String::from_utf8_lossy(&other.stderr);
+    assert!(said.contains("BadRequest") || said.contains("another query"), "{said}");
+}

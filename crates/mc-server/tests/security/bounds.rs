@@ -17,7 +17,8 @@ async fn oversize_selectors_names_and_types_are_400_before_any_work() {
     let many = (0..1000).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
     let hundred = (0..100).map(|i| format!("!k{i}")).collect::<Vec<_>>().join(",");
     let sixty_four = (0..64).map(|i| format!("k{i}!=v")).collect::<Vec<_>>().join(",");
-    let long_gvr = "x".repeat(16 * 1024);
+    // Below the 16 KiB bound of a whole URI (that is a 414).
+    let long_gvr = "x".repeat(8 * 1024);
     let cases = [
         (format!("/v1/list?gvr=v1/pods&labelSelector={many}"), "4096"),
         (format!("/v1/list?gvr=v1/pods&labelSelector={hundred}"), "64"),
@@ -101,4 +102,45 @@ async fn slow_headers_are_cut_off_and_the_connection_cap_holds() {
     })
     .await
     .unwrap();
+}
+
+/// A request target or header block too large is answered by mc-server in the API's error shape
+/// (a `Status` on the Kubernetes paths), not by the HTTP server's bare status line: its limits
+/// are below the HTTP server's.
+#[tokio::test]
+async fn oversize_uris_and_headers_answer_in_the_apis_error_shape() {
+    let env = TestEnv::from_env();
+    let server = McServer::start(&env, "sec-oversize", Options::default()).await;
+    let http = reqwest::Client::new();
+    let long = format!("labelSelector={}", "a".repeat(20 * 1024));
+    for (path, kube) in [("/api/v1/configmaps", true), ("/v1/list", false)] {
+        let resp = http
+            .get(format!("{}{path}?{long}", server.url))
+            .bearer_auth(server.token())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::URI_TOO_LONG);
+        let body: serde_json::Value = resp.json().await.unwrap();
+        if kube {
+            assert_eq!(body["kind"], "Status", "{body}");
+            assert_eq!(body["code"], 414, "{body}");
+        } else {
+            assert!(body["error"].as_str().unwrap().contains("16384"), "{body}");
+        }
+    }
+    let mut many = reqwest::header::HeaderMap::new();
+    for i in 0..150 {
+        many.insert(reqwest::header::HeaderName::try_from(format!("x-h{i}")).unwrap(), "v".parse().unwrap());
+    }
+    let resp = http
+        .get(format!("{}/apis/apps/v1/deployments", server.url))
+        .bearer_auth(server.token())
+        .headers(many)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["reason"], "RequestHeaderFieldsTooLarge", "{body}");
 }

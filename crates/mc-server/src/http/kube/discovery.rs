@@ -1,7 +1,7 @@
 //! Discovery: `/api`, `/apis`, `/api/v1` and `/apis/{group}/{version}`, built from the union of
 //! every cluster's synced types (CRDs included). `/api` and `/apis` answer in the aggregated form
 //! (`apidiscovery.k8s.io/v2`, every type in one answer) when the client asks for it, as kubectl
-//! does, else in the legacy form client-go and kube-rs also read. Every type is served
+//! does, else in the legacy form client-go and kube-rs also read (see [`negotiate`]). Every type is served
 //! read-only: `get`, `list`, `watch`.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,8 +14,9 @@ use kube::core::Version;
 use mc_types::ResourceInfo;
 use serde_json::{Value, json};
 
+use super::negotiate::{self, Representation, negotiate};
 use super::status::{KubeError, KubeResult};
-use crate::http::AppState;
+use crate::http::{AppState, params};
 
 /// The verbs every served type has.
 const VERBS: [&str; 3] = ["get", "list", "watch"];
@@ -24,17 +25,28 @@ const VERBS: [&str; 3] = ["get", "list", "watch"];
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 /// `/api`: the core group's versions.
-pub async fn api_versions(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    if wants_aggregated(&headers) {
-        return aggregated(&state, true);
+pub async fn api_versions(
+    State(state): State<AppState>,
+    path: Option<Path<HashMap<String, String>>>,
+    headers: HeaderMap,
+) -> KubeResult<Response> {
+    in_scope(&state, path.as_ref().map(|p| &p.0))?;
+    if negotiate(&headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated {
+        return Ok(aggregated(&state, true));
     }
-    Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})).into_response()
+    Ok(Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}))
+        .into_response())
 }
 
 /// `/apis`: every named group with the versions its types are synced in, preferred first.
-pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    if wants_aggregated(&headers) {
-        return aggregated(&state, false);
+pub async fn api_groups(
+    State(state): State<AppState>,
+    path: Option<Path<HashMap<String, String>>>,
+    headers: HeaderMap,
+) -> KubeResult<Response> {
+    in_scope(&state, path.as_ref().map(|p| &p.0))?;
+    if negotiate(&headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated {
+        return Ok(aggregated(&state, false));
     }
     let groups: Vec<Value> = groups(&state, false)
         .into_iter()
@@ -47,7 +59,18 @@ pub async fn api_groups(State(state): State<AppState>, headers: HeaderMap) -> Re
             json!({"name": name, "versions": versions, "preferredVersion": preferred})
         })
         .collect();
-    Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})).into_response()
+    Ok(Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})).into_response())
+}
+
+/// Checks the cluster of a path under `/clusters/{cluster}/`: a valid name (400) of a known
+/// cluster (404).
+pub fn in_scope(state: &AppState, path: Option<&HashMap<String, String>>) -> KubeResult<()> {
+    let Some(cluster) = path.and_then(|p| p.get("cluster")) else { return Ok(()) };
+    params::cluster(cluster)?;
+    if state.registry.get(cluster).is_none() {
+        return Err(KubeError::not_found(format!("cluster \"{}\" not found", params::shown(cluster))));
+    }
+    Ok(())
 }
 
 /// The versions of a group, preferred first (Kubernetes' order: GA, then beta, then alpha,
@@ -68,19 +91,6 @@ fn groups(state: &AppState, core: bool) -> BTreeMap<String, Versions> {
             (name, versions)
         })
         .collect()
-}
-
-/// Whether the client takes aggregated discovery (kubectl lists it first in `Accept`).
-fn wants_aggregated(headers: &HeaderMap) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
-        |m| {
-            let params: Vec<&str> = m.split(';').map(str::trim).collect();
-            params.first() == Some(&"application/json")
-                && params.contains(&"g=apidiscovery.k8s.io")
-                && params.contains(&"v=v2")
-                && params.contains(&"as=APIGroupDiscoveryList")
-        },
-    )
 }
 
 /// `APIGroupDiscoveryList` of the core group (`/api`) or the named groups (`/apis`).
@@ -130,7 +140,13 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
 pub async fn resources(
     State(state): State<AppState>,
     Path(path): Path<HashMap<String, String>>,
+    headers: HeaderMap,
 ) -> KubeResult<Json<Value>> {
+    in_scope(&state, Some(&path))?;
+    if let Some(group) = path.get("group") {
+        params::group(group)?;
+    }
+    negotiate(&headers, negotiate::DISCOVERY)?;
     let group = path.get("group").map(String::as_str).unwrap_or_default();
     let version = path.get("version").map(String::as_str).unwrap_or_default();
     resource_list(&state, group, version)

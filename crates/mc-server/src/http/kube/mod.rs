@@ -5,10 +5,13 @@
 //! objects; every method but GET answers 405 and says where to write.
 
 mod discovery;
+mod negotiate;
 mod objects;
 pub mod rows;
-mod status;
+pub mod status;
 mod table;
+#[cfg(test)]
+mod tests;
 mod watch;
 
 use axum::Router;

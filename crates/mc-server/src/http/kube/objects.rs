@@ -1,6 +1,7 @@
 //! List and get on the standard paths: every cluster's objects of one type (or, under
 //! `/clusters/{name}/`, one cluster's), each annotated with its cluster, as a Kubernetes `List`,
-//! a single object, or a `meta.k8s.io/v1` `Table` when the client asks for one.
+//! a single object, a `meta.k8s.io/v1` `Table` or `PartialObjectMetadata(List)` as the client's
+//! `Accept` asks (see [`super::negotiate`]).
 
 use std::collections::HashMap;
 
@@ -13,14 +14,13 @@ use mc_types::crd::CLUSTER_ANNOTATION;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
+use super::negotiate::{self, Representation, negotiate};
 use super::status::{KubeError, KubeResult};
 use super::table;
 use crate::http::list::{add_warnings, answer_warnings};
+use crate::http::params::{self, shown};
 use crate::http::{AppState, streamed};
-use crate::store::{Cursor, Query as StoreQuery, RawObject};
-
-/// Longest value of a query parameter (selectors and continue tokens; the rest are short).
-const MAX_PARAMETER: usize = 4096;
+use crate::store::{Query as StoreQuery, RawObject};
 
 /// What a path names.
 struct Target {
@@ -31,18 +31,18 @@ struct Target {
 }
 
 impl Target {
-    /// Reads the path parameters of any of the routes and finds the type among the synced ones.
+    /// Reads the path parameters of any of the routes, checks the names they hold and finds the
+    /// type among the synced ones.
     fn resolve(state: &AppState, p: &HashMap<String, String>) -> KubeResult<Self> {
+        super::discovery::in_scope(state, Some(p))?;
+        if let Some(group) = p.get("group") {
+            params::group(group)?;
+        }
         let group = p.get("group").cloned().unwrap_or_default();
         let version = p.get("version").cloned().unwrap_or_default();
         // `/api/v1/namespaces[/{name}]` have routes of their own (the static segment).
         let resource = p.get("resource").cloned().unwrap_or_else(|| "namespaces".into());
         let cluster = p.get("cluster").cloned();
-        if let Some(c) = &cluster
-            && state.registry.get(c).is_none()
-        {
-            return Err(KubeError::not_found(format!("cluster \"{}\" not found", shown(c))));
-        }
         let info = state
             .registry
             .catalog()
@@ -53,18 +53,19 @@ impl Target {
         if namespace.is_some() && !info.namespaced {
             return Err(KubeError::no_such_resource());
         }
-        Ok(Target { info, cluster, namespace, name: p.get("name").cloned() })
+        if let Some(ns) = &namespace {
+            params::namespace(ns)?;
+        }
+        let name = p.get("name").cloned();
+        if let Some(name) = &name {
+            params::object_name(name)?;
+        }
+        Ok(Target { info, cluster, namespace, name })
     }
 
     fn api_version(&self) -> String {
         self.info.gvr().api_version()
     }
-}
-
-/// A value as it may be shown back: bounded.
-fn shown(s: &str) -> String {
-    let head: String = s.chars().take(64).filter(|c| !c.is_control()).collect();
-    if head.len() < s.len() { format!("{head}…") } else { head }
 }
 
 /// The query parameters Kubernetes list calls carry; the ones that only tune a real API server
@@ -77,22 +78,20 @@ struct Params {
     continue_token: Option<String>,
     watch: bool,
     resource_version: Option<String>,
+    /// `None`: the server's longest (`timeoutSeconds` absent or 0, as Kubernetes reads 0).
     timeout: Option<std::time::Duration>,
     layout: table::Layout,
     include: table::Include,
+    send_initial_events: Option<bool>,
+    allow_bookmarks: bool,
+    resource_version_match: Option<String>,
 }
 
 impl Params {
     fn parse(pairs: Vec<(String, String)>) -> KubeResult<Self> {
         let mut p = Params::default();
         for (k, v) in pairs {
-            if v.len() > MAX_PARAMETER {
-                return Err(KubeError::bad_request(format!(
-                    "parameter {} is {} characters long; at most {MAX_PARAMETER} are allowed",
-                    shown(&k),
-                    v.len()
-                )));
-            }
+            params::check_len(&k, &v)?;
             let non_empty = |v: String| (!v.is_empty()).then_some(v);
             match k.as_str() {
                 "labelSelector" => p.label_selector = non_empty(v),
@@ -135,12 +134,48 @@ impl Params {
                             shown(&v)
                         ))
                     })?;
-                    p.timeout = Some(std::time::Duration::from_secs(seconds));
+                    p.timeout = (seconds > 0).then(|| std::time::Duration::from_secs(seconds));
                 }
+                "sendInitialEvents" => {
+                    p.send_initial_events = Some(match v.as_str() {
+                        "true" | "1" => true,
+                        "false" | "0" => false,
+                        _ => {
+                            return Err(KubeError::bad_request(format!(
+                                "sendInitialEvents must be true or false, got \"{}\"",
+                                shown(&v)
+                            )));
+                        }
+                    })
+                }
+                "allowWatchBookmarks" => p.allow_bookmarks = matches!(v.as_str(), "true" | "1"),
+                "resourceVersionMatch" => p.resource_version_match = non_empty(v),
                 _ => {}
             }
         }
+        p.check_initial_events()?;
         Ok(p)
+    }
+
+    /// kube-apiserver's rules for `sendInitialEvents`: on a watch only, with
+    /// `resourceVersionMatch=NotOlderThan` (422 otherwise).
+    fn check_initial_events(&self) -> KubeResult<()> {
+        if self.send_initial_events.is_none() {
+            return Ok(());
+        }
+        let invalid = |field: &str, why: &str| {
+            KubeError::invalid(format!("ListOptions.meta.k8s.io \"\" is invalid: {field}: Forbidden: {why}"))
+        };
+        if !self.watch {
+            return Err(invalid("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+        }
+        if self.resource_version_match.as_deref() != Some("NotOlderThan") {
+            return Err(invalid(
+                "resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
+        }
+        Ok(())
     }
 
     /// The Table format these parameters ask for.
@@ -149,7 +184,7 @@ impl Params {
         table::Format::new(&target.info, crd.as_ref(), target.cluster.is_none(), self.layout, self.include)
     }
 
-    fn to_query(&self, target: &Target) -> KubeResult<StoreQuery> {
+    fn to_query(&self, state: &AppState, target: &Target) -> KubeResult<StoreQuery> {
         let labels = match &self.label_selector {
             Some(t) => Some(LabelSelector::parse(t).map_err(|e| KubeError::bad_request(e.to_string()))?),
             None => None,
@@ -158,14 +193,7 @@ impl Params {
             Some(t) => Some(FieldSelector::parse(t).map_err(|e| KubeError::bad_request(e.to_string()))?),
             None => None,
         };
-        let continue_after = match &self.continue_token {
-            Some(t) => Some(
-                Cursor::decode(t)
-                    .map_err(|e| KubeError::bad_request(format!("invalid continue token: {e}")))?,
-            ),
-            None => None,
-        };
-        Ok(StoreQuery {
+        let mut query = StoreQuery {
             gvr: Some(target.info.gvr()),
             cluster: target.cluster.clone(),
             namespace: target.namespace.clone(),
@@ -173,18 +201,19 @@ impl Params {
             labels,
             fields,
             limit: self.limit,
-            continue_after,
             ..Default::default()
-        })
+        };
+        if let Some(token) = &self.continue_token {
+            query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
+        }
+        Ok(query)
     }
 }
 
-/// Whether the client asked for a `meta.k8s.io/v1` Table (kubectl get does).
-fn wants_table(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.split(',').any(|m| m.contains("as=Table") && m.contains("v=v1")))
+/// An object's metadata as `meta.k8s.io/v1` `PartialObjectMetadata`, with its cluster.
+fn partial(cluster: &str, object: &RawObject) -> Value {
+    let mut value = annotated(cluster, object);
+    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": value["metadata"].take()})
 }
 
 /// The stored object with its cluster in [`CLUSTER_ANNOTATION`].
@@ -213,20 +242,32 @@ pub async fn list(
 ) -> KubeResult<Response> {
     let target = Target::resolve(&state, &path)?;
     let params = Params::parse(pairs)?;
-    let query = params.to_query(&target)?;
+    let wanted = negotiate(&headers, if params.watch { negotiate::WATCH } else { negotiate::LIST })?;
+    let query = params.to_query(&state, &target)?;
+    let format = match wanted {
+        Representation::Table => Some(params.format(&state, &target).await),
+        _ => None,
+    };
     if params.watch {
-        let table = if wants_table(&headers) { Some(params.format(&state, &target).await) } else { None };
+        let initial_events = params.send_initial_events == Some(true);
         let w = super::watch::Watch {
             query,
             resource_version: params.resource_version.clone(),
-            table,
+            table: format,
             timeout: params.timeout,
+            send_initial_events: initial_events,
+            initial_events_end: (initial_events && params.allow_bookmarks).then(|| {
+                json!({
+                    "kind": target.info.kind,
+                    "apiVersion": target.api_version(),
+                    "metadata": {"annotations": {"k8s.io/initial-events-end": "true"}},
+                })
+            }),
         };
         return Ok(super::watch::stream(&state, w).await?);
     }
     // The version of now, read before the objects: a watch from it misses nothing.
     let rv = state.sync.history.resource_version();
-    let format = if wants_table(&headers) { Some(params.format(&state, &target).await) } else { None };
     if let Some(format) = format.as_ref().filter(|f| f.keepable()) {
         let layout = format.layout();
         let mut kept = HashMap::new();
@@ -234,7 +275,7 @@ pub async fn list(
             |id: i64, hash: &str| state.rows.get(id, layout, hash).map(|c| kept.insert(id, c)).is_some();
         if let Some(page) = crate::http::query_digests(&state, &query, known).await? {
             let warnings = answer_warnings(&state, &query, page.rows.iter().map(|r| r.cluster.as_str()));
-            let next = page.next.map(|c| c.encode()).unwrap_or_default();
+            let next = page.next.map(|c| params::continue_token(&query, &c)).unwrap_or_default();
             let mut table = format.table_of_digests(page.rows, kept, &state.rows, &next);
             table["metadata"]["resourceVersion"] = rv.into();
             let mut resp = Json(table).into_response();
@@ -242,6 +283,16 @@ pub async fn list(
             return Ok(resp);
         }
     }
+    let (kind, api_version, write): (String, String, streamed::WriteItem) = match wanted {
+        Representation::Metadata => {
+            ("PartialObjectMetadataList".into(), "meta.k8s.io/v1".into(), |out, c, o| {
+                let _ = serde_json::to_writer(out, &partial(c, o));
+            })
+        }
+        _ => (format!("{}List", target.info.kind), target.api_version(), |out, c, o| {
+            let _ = serde_json::to_writer(out, &annotated(c, o));
+        }),
+    };
     // Objects without a limit: streamed a page at a time once there is more than one page.
     let unlimited = format.is_none() && query.limit.is_none_or(|l| l == 0);
     let query = if unlimited { StoreQuery { limit: Some(streamed::PAGE), ..query } } else { query };
@@ -249,17 +300,14 @@ pub async fn list(
     if unlimited && page.next.is_some() {
         let warnings = streamed::warnings(&state, &query, &page);
         let head = json!({
-            "kind": format!("{}List", target.info.kind),
-            "apiVersion": target.api_version(),
+            "kind": kind,
+            "apiVersion": api_version,
             "metadata": {"continue": "", "resourceVersion": rv},
         });
         // The list's fields, then `"items":[`: the rows follow as they are read.
         let mut head = serde_json::to_vec(&head).unwrap_or_default();
         head.pop();
         head.extend_from_slice(b",\"items\":[");
-        let write: streamed::WriteItem = |out, cluster, object| {
-            let _ = serde_json::to_writer(out, &annotated(cluster, object));
-        };
         let query = StoreQuery { limit: None, ..query };
         let body = streamed::body(state.clone(), query, page, write, head, b"]}");
         let mut resp = ([(header::CONTENT_TYPE, "application/json")], body).into_response();
@@ -267,20 +315,29 @@ pub async fn list(
         return Ok(resp);
     }
     let warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
-    let next = page.next.map(|c| c.encode()).unwrap_or_default();
+    let next = page.next.as_ref().map(|c| params::continue_token(&query, c)).unwrap_or_default();
     let mut resp = if let Some(format) = format {
         let mut table = format.table(&page.items, &next);
         table["metadata"]["resourceVersion"] = rv.into();
         Json(table).into_response()
     } else {
-        let items: Vec<Value> = page.items.iter().map(|(c, o)| annotated(c, o)).collect();
-        Json(json!({
-            "kind": format!("{}List", target.info.kind),
-            "apiVersion": target.api_version(),
+        let mut items = Vec::new();
+        for (cluster, object) in &page.items {
+            write(&mut items, cluster, object);
+            items.push(b',');
+        }
+        items.pop();
+        let head = json!({
+            "kind": kind,
+            "apiVersion": api_version,
             "metadata": {"continue": next, "resourceVersion": rv},
-            "items": items,
-        }))
-        .into_response()
+        });
+        let mut body = serde_json::to_vec(&head).unwrap_or_default();
+        body.pop();
+        body.extend_from_slice(b",\"items\":[");
+        body.extend_from_slice(&items);
+        body.extend_from_slice(b"]}");
+        ([(header::CONTENT_TYPE, "application/json")], body).into_response()
     };
     add_warnings(&mut resp, warnings);
     Ok(resp)
@@ -295,13 +352,16 @@ pub async fn get(
     headers: HeaderMap,
 ) -> KubeResult<Response> {
     let target = Target::resolve(&state, &path)?;
-    let params = Params::parse(pairs)?;
+    let mut params = Params::parse(pairs)?;
     if params.watch {
         return Err(KubeError::bad_request(
             "watch one object through its collection with fieldSelector=metadata.name=NAME".into(),
         ));
     }
-    let query = StoreQuery { limit: None, continue_after: None, ..params.to_query(&target)? };
+    let wanted = negotiate(&headers, negotiate::OBJECT)?;
+    // One object: nothing to continue.
+    params.continue_token = None;
+    let query = StoreQuery { limit: None, ..params.to_query(&state, &target)? };
     let page = crate::http::query(&state, &query).await?;
     let Some((cluster, object)) = page.items.first() else {
         let name = target.name.as_deref().unwrap_or_default();
@@ -316,7 +376,7 @@ pub async fn get(
         return Ok(resp);
     };
     let mut warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
-    let mut resp = if wants_table(&headers) {
+    let mut resp = if wanted == Representation::Table {
         Json(params.format(&state, &target).await.table(&page.items, "")).into_response()
     } else {
         if page.items.len() > 1 {
@@ -327,7 +387,11 @@ pub async fn get(
                 others.join(", ")
             ));
         }
-        Json(annotated(cluster, object)).into_response()
+        let body = match wanted {
+            Representation::Metadata => partial(cluster, object),
+            _ => annotated(cluster, object),
+        };
+        Json(body).into_response()
     };
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
     add_warnings(&mut resp, warnings);

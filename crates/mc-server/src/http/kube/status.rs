@@ -42,16 +42,34 @@ impl KubeError {
     pub fn method_not_allowed(message: String) -> Self {
         KubeError { code: StatusCode::METHOD_NOT_ALLOWED, reason: "MethodNotAllowed", message }
     }
+
+    /// 406 when no representation the client accepts is one this API serves.
+    pub fn not_acceptable(message: String) -> Self {
+        KubeError { code: StatusCode::NOT_ACCEPTABLE, reason: "NotAcceptable", message }
+    }
+
+    /// 422 for parameters that are well-formed but do not go together.
+    pub fn invalid(message: String) -> Self {
+        KubeError { code: StatusCode::UNPROCESSABLE_ENTITY, reason: "Invalid", message }
+    }
 }
 
 impl From<ApiError> for KubeError {
     fn from(e: ApiError) -> Self {
+        // Kubernetes' reasons (`metav1.StatusReason`); 414 and 431 have none there.
         let reason = match e.status {
             StatusCode::BAD_REQUEST => "BadRequest",
-            StatusCode::NOT_FOUND => "NotFound",
-            StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
             StatusCode::UNAUTHORIZED => "Unauthorized",
             StatusCode::FORBIDDEN => "Forbidden",
+            StatusCode::NOT_FOUND => "NotFound",
+            StatusCode::METHOD_NOT_ALLOWED => "MethodNotAllowed",
+            StatusCode::NOT_ACCEPTABLE => "NotAcceptable",
+            StatusCode::GONE => "Expired",
+            StatusCode::URI_TOO_LONG => "RequestURITooLong",
+            StatusCode::UNPROCESSABLE_ENTITY => "Invalid",
+            StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "RequestHeaderFieldsTooLarge",
+            StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
             _ => "InternalError",
         };
         KubeError { code: e.status, reason, message: e.message }

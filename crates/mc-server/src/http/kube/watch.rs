@@ -35,6 +35,12 @@ pub struct Watch {
     pub table: Option<table::Format>,
     /// When to end the stream.
     pub timeout: Option<Duration>,
+    /// `sendInitialEvents=true`: the current objects first, whatever `resource_version` says
+    /// (they are not older than it: `resourceVersionMatch=NotOlderThan`).
+    pub send_initial_events: bool,
+    /// The object of the `BOOKMARK` that follows the current objects (annotated
+    /// `k8s.io/initial-events-end`), when the client takes bookmarks; it gets the version here.
+    pub initial_events_end: Option<Value>,
 }
 
 /// Starts a watch. Subscribes before reading anything, so no change falls between what was read
@@ -47,7 +53,9 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     let mut warnings = Vec::new();
     // The current objects, read a page at a time as they are sent, all at the version of now.
     let mut snapshot = None;
-    let start = match w.resource_version.as_deref().filter(|rv| !rv.is_empty() && *rv != "0") {
+    let from =
+        w.resource_version.as_deref().filter(|rv| !rv.is_empty() && *rv != "0" && !w.send_initial_events);
+    let start = match from {
         None => {
             // The version of now, read before the objects: later changes come by the stream.
             let rv = history.resource_version();
@@ -57,7 +65,8 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
             let page = crate::http::query(state, &w.query).await?;
             warnings = streamed::warnings(state, &w.query, &page);
             w.query.limit = None;
-            snapshot = Some((streamed::pages(state.clone(), w.query.clone(), page), rv));
+            let end = w.initial_events_end.take().map(|o| initial_events_end(o, &rv));
+            snapshot = Some((streamed::pages(state.clone(), w.query.clone(), page), rv, end));
             Some(seq)
         }
         Some(rv) => match history.parse(rv).and_then(|seq| history.after(seq).map(|kept| (seq, kept))) {
@@ -86,7 +95,7 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
         |(mut snapshot, rx, last, mut known, query, table, history)| async move {
             let mut rx = rx?;
             loop {
-                if let Some((pages, rv)) = &mut snapshot {
+                if let Some((pages, rv, _)) = &mut snapshot {
                     match pages.next().await {
                         Some(Ok(items)) => {
                             let mut chunk = Vec::new();
@@ -110,7 +119,12 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
                             let line = failed(&e.message);
                             return Some((line, (None, None, last, known, query, table, history)));
                         }
-                        None => snapshot = None,
+                        None => {
+                            // Every current object is sent: the bookmark that says so, if asked for.
+                            if let Some(end) = snapshot.take().and_then(|(_, _, end)| end) {
+                                return Some((end, (None, Some(rx), last, known, query, table, history)));
+                            }
+                        }
                     }
                     continue;
                 }
@@ -172,6 +186,12 @@ fn event(kind: &str, cluster: &str, mut object: Value, rv: &str, table: Option<&
         None => super::objects::annotated(cluster, &RawObject::from_value(&object)),
     };
     line(&json!({"type": kind, "object": object}))
+}
+
+/// The `BOOKMARK` at `rv` that ends a watch's initial events (client-go's WatchList waits for it).
+fn initial_events_end(mut object: Value, rv: &str) -> Bytes {
+    object["metadata"]["resourceVersion"] = rv.into();
+    line(&json!({"type": "BOOKMARK", "object": object}))
 }
 
 /// The `ERROR` event that ends a watch whose current objects could not be read.

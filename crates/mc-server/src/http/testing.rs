@@ -1,0 +1,376 @@
+//! In-process HTTP tests: a real [`AppState`] over an in-memory SQLite store holding a few
+//! objects of two clusters, and the whole [`router`] called without a socket or a cluster.
+//!
+//! ```ignore
+//! let api = TestApi::new().await;
+//! let answer = api.get("/api/v1/configmaps").await;
+//! assert_eq!(answer.status, StatusCode::OK);
+//! ```
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use futures::StreamExt;
+use mc_types::config::Role;
+use mc_types::{Gvr, ResourceInfo};
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+use super::{AppState, router};
+use crate::auth::Auth;
+use crate::clusters::join::Membership;
+use crate::clusters::transport::Addresses;
+use crate::clusters::{Cluster, ClusterSpec, Registry};
+use crate::metrics::Metrics;
+use crate::store::{Change, Store, StoredObject};
+use crate::sync::{Prepare, SyncContext, writer};
+
+/// The admin token every [`TestApi`] accepts.
+pub const TOKEN: &str = "test-admin-token-0123456789";
+
+/// The clusters of a [`TestApi`], in the store's order.
+pub const CLUSTERS: [&str; 2] = ["alpha", "beta"];
+
+/// What [`TestApi::with`] sets up differently from the default.
+#[derive(Clone, Copy, Default)]
+pub struct Setup {
+    /// `server.anonymousRead`.
+    pub anonymous_read: bool,
+    /// `server.metricsAuth`.
+    pub metrics_auth: bool,
+}
+
+/// A server's state and router over a store filled with [`fixture`] objects.
+pub struct TestApi {
+    /// The state the router serves.
+    pub state: AppState,
+    /// The writer's task (changes written through [`TestApi::write`] reach watches).
+    _writer: tokio::task::JoinHandle<()>,
+}
+
+/// One answer, read whole.
+pub struct Answer {
+    /// Status code.
+    pub status: StatusCode,
+    /// Headers.
+    pub headers: HeaderMap,
+    /// Body.
+    pub body: Bytes,
+}
+
+impl Answer {
+    /// The body as JSON (panics with the body's text when it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.text()))
+    }
+
+    /// The body as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// One header as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The body as newline-delimited JSON (watch events).
+    pub fn lines(&self) -> Vec<Value> {
+        self.text()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The names in a Kubernetes `List` (`items[].metadata.name`), each as `cluster/name`.
+    pub fn names(&self) -> Vec<String> {
+        let body = self.json();
+        let items = body["items"].as_array().unwrap_or_else(|| panic!("no items: {body}"));
+        items.iter().map(cluster_and_name).collect()
+    }
+
+    /// Asserts a Kubernetes `Status` answer with this code and reason; returns its message.
+    #[track_caller]
+    pub fn status_object(&self, code: StatusCode, reason: &str) -> String {
+        let body = self.json();
+        assert_eq!(self.status, code, "{body}");
+        assert_eq!(body["kind"], "Status", "{body}");
+        assert_eq!(body["code"], code.as_u16(), "{body}");
+        assert_eq!(body["reason"], reason, "{body}");
+        let message = body["message"].as_str().unwrap().to_string();
+        assert!(!message.is_empty() && !message.contains('\n'), "{message:?}");
+        message
+    }
+
+    /// Asserts a `/v1` error answer (`{"error": ...}`) with this code; returns its message.
+    #[track_caller]
+    pub fn error(&self, code: StatusCode) -> String {
+        let body = self.json();
+        assert_eq!(self.status, code, "{body}");
+        let message = body["error"].as_str().unwrap_or_else(|| panic!("no error: {body}")).to_string();
+        assert!(!message.is_empty() && !message.contains('\n'), "{message:?}");
+        message
+    }
+}
+
+/// An answer read as it streams (a watch), a line at a time.
+pub struct Streamed {
+    /// Status code.
+    pub status: StatusCode,
+    body: axum::body::BodyDataStream,
+    buffer: Vec<u8>,
+}
+
+/// What a [`Streamed`] answer brought next.
+#[derive(Debug, PartialEq)]
+pub enum Next {
+    /// One line, as JSON.
+    Line(Value),
+    /// The answer ended.
+    End,
+    /// Nothing came in the time given.
+    Quiet,
+}
+
+impl Streamed {
+    /// The next line, waiting at most `within`.
+    pub async fn next(&mut self, within: Duration) -> Next {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(at) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=at).collect();
+                return Next::Line(serde_json::from_slice(&line).unwrap());
+            }
+            match tokio::time::timeout_at(deadline, self.body.next()).await {
+                Ok(Some(chunk)) => self.buffer.extend_from_slice(&chunk.unwrap()),
+                Ok(None) => return Next::End,
+                Err(_) => return Next::Quiet,
+            }
+        }
+    }
+
+    /// The next `n` lines, each within `within`.
+    pub async fn lines(&mut self, n: usize, within: Duration) -> Vec<Value> {
+        let mut lines = Vec::new();
+        for _ in 0..n {
+            match self.next(within).await {
+                Next::Line(v) => lines.push(v),
+                other => panic!("line {} of {n}: {other:?} after {lines:?}", lines.len() + 1),
+            }
+        }
+        lines
+    }
+}
+
+/// `cluster/name` of an annotated object.
+pub fn cluster_and_name(o: &Value) -> String {
+    let meta = &o["metadata"];
+    let cluster = meta["annotations"][mc_types::crd::CLUSTER_ANNOTATION].as_str().unwrap_or("?");
+    format!("{cluster}/{}", meta["name"].as_str().unwrap_or("?"))
+}
+
+/// The types every cluster of a [`TestApi`] has.
+pub fn types() -> Vec<ResourceInfo> {
+    let info = |group: &str, resource: &str, kind: &str, namespaced: bool| ResourceInfo {
+        group: group.into(),
+        version: "v1".into(),
+        resource: resource.into(),
+        singular: kind.to_ascii_lowercase(),
+        kind: kind.into(),
+        short_names: Vec::new(),
+        namespaced,
+        verbs: ["get", "list", "watch"].map(String::from).to_vec(),
+    };
+    vec![
+        info("", "configmaps", "ConfigMap", true),
+        info("", "secrets", "Secret", true),
+        info("", "namespaces", "Namespace", false),
+        info("apps", "deployments", "Deployment", true),
+    ]
+}
+
+/// An object of `gvr` named `name` (in `namespace`, unless cluster-scoped) with these labels.
+pub fn object(gvr: &Gvr, namespace: Option<&str>, name: &str, labels: Value) -> StoredObject {
+    let kind = types().into_iter().find(|t| t.resource == gvr.resource).map(|t| t.kind).unwrap_or_default();
+    let mut meta = json!({"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1",
+        "creationTimestamp": "2024-01-01T00:00:00Z", "labels": labels});
+    if let Some(ns) = namespace {
+        meta["namespace"] = json!(ns);
+    }
+    StoredObject::from_json(gvr.clone(), kind, json!({"metadata": meta, "data": {"k": "v"}})).unwrap()
+}
+
+/// What the store holds at the start: per cluster, its namespaces, ConfigMaps, Secrets and one
+/// Deployment.
+///
+/// - alpha: namespaces `default`, `team`; ConfigMaps `default/cm-a1`, `default/cm-a2`,
+///   `team/cm-a3` (`app=web` on the first two); Secrets `default/s-a1`, `team/s-a2`.
+/// - beta: namespace `default`; ConfigMaps `default/cm-b1` (`app=web`), `default/cm-b2`;
+///   Secret `default/s-b1`; Deployment `default/web`.
+pub fn fixture() -> Vec<(&'static str, StoredObject)> {
+    let (cm, secret, ns) =
+        (Gvr::new("", "v1", "configmaps"), Gvr::new("", "v1", "secrets"), Gvr::new("", "v1", "namespaces"));
+    let web = json!({"app": "web"});
+    vec![
+        ("alpha", object(&ns, None, "default", json!({}))),
+        ("alpha", object(&ns, None, "team", json!({}))),
+        ("alpha", object(&cm, Some("default"), "cm-a1", web.clone())),
+        ("alpha", object(&cm, Some("default"), "cm-a2", web.clone())),
+        ("alpha", object(&cm, Some("team"), "cm-a3", json!({}))),
+        ("alpha", object(&secret, Some("default"), "s-a1", json!({}))),
+        ("alpha", object(&secret, Some("team"), "s-a2", json!({}))),
+        ("beta", object(&ns, None, "default", json!({}))),
+        ("beta", object(&cm, Some("default"), "cm-b1", web)),
+        ("beta", object(&cm, Some("default"), "cm-b2", json!({}))),
+        ("beta", object(&secret, Some("default"), "s-b1", json!({}))),
+        ("beta", object(&Gvr::new("apps", "v1", "deployments"), Some("default"), "web", json!({}))),
+    ]
+}
+
+impl TestApi {
+    /// The default setup: [`TOKEN`] is the only way in.
+    pub async fn new() -> Self {
+        Self::with(Setup::default()).await
+    }
+
+    /// A setup of one's own.
+    pub async fn with(setup: Setup) -> Self {
+        let store = Store::connect("sqlite::memory:").await.expect("in-memory store");
+        for cluster in CLUSTERS {
+            let changes = fixture()
+                .into_iter()
+                .filter(|(c, _)| *c == cluster)
+                .map(|(_, o)| Change::Upsert(o))
+                .collect();
+            store.apply_batch(cluster, changes).await.expect("fixture written");
+        }
+        let health = Arc::new(crate::sync::resilient::StoreHealth::default());
+        let (writer, notices, history, task) = writer::spawn(store.clone(), health.clone());
+        let registry = Arc::new(Registry::new());
+        for name in CLUSTERS {
+            let cluster = Arc::new(Cluster::new(ClusterSpec::for_test(name)));
+            cluster.set_catalog(types());
+            cluster.update(|s| {
+                s.attempted = true;
+                s.ready = true;
+                s.initial_sync_done = true;
+                s.synced_types = types().iter().map(ResourceInfo::gvr).collect();
+            });
+            registry.insert(cluster);
+        }
+        let sync = SyncContext {
+            store: store.clone(),
+            writer,
+            shards: None,
+            watch_all: true,
+            notices,
+            history,
+            ready_tx: tokio::sync::broadcast::channel(4).0,
+            prepare: Prepare { redact_secrets: false },
+            exclude_groups: Vec::new(),
+            exclude_resources: Vec::new(),
+            health,
+            lists: Default::default(),
+        };
+        let membership = Arc::new(Membership::new(
+            registry.clone(),
+            sync.clone(),
+            "mc-system".into(),
+            Addresses::NoLinkLocal,
+        ));
+        membership.mark_restore_tried();
+        let auth = Auth::new(&[(TOKEN.into(), Role::Admin)], setup.anonymous_read, setup.metrics_auth);
+        let state = AppState {
+            registry,
+            store,
+            auth: Arc::new(auth),
+            metrics: Arc::new(Metrics::default()),
+            sync,
+            membership,
+            queries: Arc::new(tokio::sync::Semaphore::new(super::MAX_CONCURRENT_QUERIES)),
+            rows: Arc::default(),
+        };
+        TestApi { state, _writer: task }
+    }
+
+    /// The whole API over this state.
+    pub fn router(&self) -> Router {
+        router(self.state.clone())
+    }
+
+    /// A request with the admin token.
+    pub fn request(method: Method, uri: &str) -> axum::http::request::Builder {
+        Request::builder().method(method).uri(uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+    }
+
+    /// Sends one request and reads the answer whole.
+    pub async fn send(&self, request: Request<Body>) -> Answer {
+        let resp = self.router().oneshot(request).await.expect("the router answers");
+        let (parts, body) = resp.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX).await.expect("the body is read");
+        Answer { status: parts.status, headers: parts.headers, body }
+    }
+
+    /// `GET uri` with the admin token.
+    pub async fn get(&self, uri: &str) -> Answer {
+        self.send(Self::request(Method::GET, uri).body(Body::empty()).unwrap()).await
+    }
+
+    /// `GET uri` with the admin token, its answer read as it streams.
+    pub async fn stream(&self, uri: &str) -> Streamed {
+        let request = Self::request(Method::GET, uri).body(Body::empty()).unwrap();
+        let resp = self.router().oneshot(request).await.expect("the router answers");
+        Streamed { status: resp.status(), body: resp.into_body().into_data_stream(), buffer: Vec::new() }
+    }
+
+    /// `GET uri` with the admin token and this `Accept`.
+    pub async fn get_accepting(&self, uri: &str, accept: &str) -> Answer {
+        let request = Self::request(Method::GET, uri).header(header::ACCEPT, accept).body(Body::empty());
+        self.send(request.unwrap()).await
+    }
+
+    /// Writes an object of `cluster` through the writer, as a sync does (watches see it).
+    pub async fn write(&self, cluster: &str, object: StoredObject) {
+        let cluster = self.state.registry.get(cluster).expect("a cluster of the fixture");
+        self.state.sync.writer.send(writer::Msg::Upsert(cluster, object, Instant::now())).await.unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.state.sync.writer.send(writer::Msg::Barrier(tx)).await.unwrap();
+        rx.await.unwrap();
+    }
+
+    /// Forgets a cluster, as an unjoin does (its objects stay in the store).
+    pub fn forget(&self, cluster: &str) {
+        self.state.registry.remove(cluster);
+    }
+}
+
+#[tokio::test]
+async fn the_fixture_is_served_on_both_apis() {
+    let api = TestApi::new().await;
+    let answer = api.get("/api/v1/configmaps").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(
+        answer.names(),
+        ["alpha/cm-a1", "alpha/cm-a2", "alpha/cm-a3", "beta/cm-b1", "beta/cm-b2"],
+        "every ConfigMap of both clusters, in cluster order"
+    );
+    let answer = api.get("/v1/list?gvr=v1/secrets&limit=0").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(answer.json().as_array().unwrap().len(), 3);
+    let answer = api.get("/apis/apps/v1/namespaces/default/deployments/web").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(cluster_and_name(&answer.json()), "beta/web");
+}
+
+#[tokio::test]
+async fn without_the_token_the_api_answers_401() {
+    let api = TestApi::new().await;
+    let request = Request::get("/api/v1/configmaps").body(Body::empty()).unwrap();
+    assert_eq!(api.send(request).await.status, StatusCode::UNAUTHORIZED);
+}
