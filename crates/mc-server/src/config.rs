@@ -43,9 +43,13 @@ pub struct Args {
     /// PEM certificate for HTTPS (default: the config's server.tlsCertFile); HTTPS only when set.
     #[arg(long, env = "MC_TLS_CERT_FILE", requires = "tls_key_file")]
     pub tls_cert_file: Option<PathBuf>,
-    /// Connections open at once; more are closed as they arrive.
+    /// Connections open at once. At the cap the oldest connection without a request in flight
+    /// is closed to make room; a new one is refused only when every slot is busy.
     #[arg(long, env = "MC_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// Connections open at once from one client address (the same rule at its own cap).
+    #[arg(long, env = "MC_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_address: u32,
     /// PEM private key for HTTPS (default: the config's server.tlsKeyFile).
     #[arg(long, env = "MC_TLS_KEY_FILE", requires = "tls_cert_file")]
     pub tls_key_file: Option<PathBuf>,
@@ -89,6 +93,8 @@ pub struct Settings {
     pub data_dir: PathBuf,
     /// Connections open at once.
     pub max_connections: usize,
+    /// Connections open at once from one client address.
+    pub max_connections_per_address: usize,
     /// Redact Secret values before storage.
     pub redact_secrets: bool,
     /// Extra excluded groups.
@@ -200,6 +206,7 @@ impl Settings {
             tls,
             data_dir,
             max_connections: args.max_connections as usize,
+            max_connections_per_address: args.max_connections_per_address as usize,
             redact_secrets: file.sync.redact_secrets,
             exclude_groups: file.sync.exclude_groups.clone(),
             exclude_resources: file.sync.exclude_resources.clone(),

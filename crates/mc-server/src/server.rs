@@ -156,7 +156,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         listener,
         router(state),
         tls,
-        crate::listener::Limits { max_connections: settings.max_connections, ..Default::default() },
+        crate::listener::Limits {
+            caps: crate::listener::Caps {
+                total: settings.max_connections,
+                per_address: settings.max_connections_per_address,
+            },
+            ..Default::default()
+        },
         shutdown_signal(),
     )
     .await;

@@ -1,5 +1,6 @@
 //! Unbounded input is refused before any work: oversize selectors and names are 400s, a client
-//! that never finishes its headers is cut off, and the connection cap holds.
+//! that never finishes its headers is cut off, silent connections give way to new ones, and the
+//! connection cap holds against connections that are busy.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -70,6 +71,7 @@ async fn slow_headers_are_cut_off_and_the_connection_cap_holds() {
     let launch = Launch { args: &["--max-connections", "3"], ..Default::default() };
     let server = McServer::start_with(&env, "sec-conns", Options::default(), launch).await;
     let port: u16 = server.url.rsplit(':').next().unwrap().parse().unwrap();
+    let token = server.token().to_string();
     tokio::task::spawn_blocking(move || {
         // A request whose headers never end is closed by the server.
         let mut slow = connect(port);
@@ -80,15 +82,32 @@ async fn slow_headers_are_cut_off_and_the_connection_cap_holds() {
         // connection opened in that moment is refused (seen once in CI, where the fourth below
         // then took the slot). Let the slot come free first.
         std::thread::sleep(Duration::from_millis(500));
-        // Three idle connections fill the cap; a fourth is closed without an answer.
-        let held: Vec<TcpStream> = (0..3).map(|_| connect(port)).collect();
+        // Three silent connections fill the cap; a fourth takes the slot of the oldest.
+        let mut silent: Vec<TcpStream> = (0..3).map(|_| connect(port)).collect();
         std::thread::sleep(Duration::from_millis(500));
-        for (i, h) in held.iter().enumerate() {
-            h.set_nonblocking(true).unwrap();
-            let open =
-                matches!((&*h).read(&mut [0u8; 1]), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
-            assert!(open, "held connection {i} was closed by the server");
-        }
+        let mut fourth = connect(port);
+        fourth.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
+        let answer = read_until_closed(&mut fourth).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let oldest = read_until_closed(&mut silent[0]).expect("the oldest silent connection was closed");
+        assert!(oldest.is_empty(), "{oldest}");
+        drop(silent);
+        std::thread::sleep(Duration::from_millis(500));
+        // Three connections with a request in flight (watches) fill the cap for good: a fourth
+        // is closed without an answer.
+        let watch = format!(
+            "GET /api/v1/namespaces?watch=true HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\r\n"
+        );
+        let held: Vec<TcpStream> = (0..3)
+            .map(|_| {
+                let mut s = connect(port);
+                s.write_all(watch.as_bytes()).unwrap();
+                let mut head = [0u8; 12];
+                s.read_exact(&mut head).unwrap();
+                assert_eq!(&head, b"HTTP/1.1 200", "the watch started");
+                s
+            })
+            .collect();
         let mut fourth = connect(port);
         let _ = fourth.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
         let answer = read_until_closed(&mut fourth).expect("the fourth connection was closed");

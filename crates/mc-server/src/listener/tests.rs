@@ -1,0 +1,226 @@
+//! The listener against a flood of silent connections, in process on loopback: plain HTTP,
+//! HTTPS, and HTTP/2 over HTTPS that stops after its preface and SETTINGS.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::routing::get;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::{Limits, serve};
+use crate::tls::Certificates;
+
+/// More silent connections than the default cap of 1,024.
+const SILENT: usize = 1100;
+
+/// A server with the default limits on a free loopback port; it stops when the sender drops.
+async fn server(tls: Option<Arc<Certificates>>) -> (u16, tokio::sync::oneshot::Sender<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new().route("/ok", get(|| async { "ok" }));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve(listener, app, tls, Limits::default(), async {
+        let _ = stopped.await;
+    }));
+    (port, stop)
+}
+
+/// A self-signed certificate for 127.0.0.1, made with openssl: (certificate, key) files.
+fn certificate() -> (PathBuf, PathBuf) {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let dir = std::env::temp_dir().join(format!("mc-listener-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cert, key) = (dir.join("tls.crt"), dir.join("tls.key"));
+    let out = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"])
+        .args(["-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"])
+        // Its own trust anchor, so not a CA (rustls refuses a CA certificate as a server's).
+        .args(["-addext", "basicConstraints=critical,CA:FALSE"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "openssl: {}", String::from_utf8_lossy(&out.stderr));
+    (cert, key)
+}
+
+/// A TLS client that trusts `cert` and offers `alpn`.
+fn connector(cert: &PathBuf, alpn: &[u8]) -> tokio_rustls::TlsConnector {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(cert).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![alpn.to_vec()];
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+}
+
+/// Reads until the server closes the stream; whether it did by `deadline`.
+async fn closed_by<S: AsyncRead + Unpin>(mut stream: S, deadline: Instant) -> bool {
+    let read_to_end = async {
+        let mut buf = [0u8; 512];
+        while let Ok(n) = stream.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout_at(deadline.into(), read_to_end).await.is_ok()
+}
+
+/// One request on a new connection; its answer's status line and how long it took.
+async fn request<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, began: Instant) -> (String, Duration) {
+    stream.write_all(b"GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    (text.lines().next().unwrap_or_default().to_string(), began.elapsed())
+}
+
+/// Every silent stream is closed within 15 s of being opened.
+async fn all_closed_within_15s<S: AsyncRead + Unpin + Send + 'static>(silent: Vec<(S, Instant)>) {
+    let waits: Vec<_> = silent
+        .into_iter()
+        .map(|(s, opened)| tokio::spawn(closed_by(s, opened + Duration::from_secs(15))))
+        .collect();
+    let mut open = 0;
+    for w in waits {
+        open += usize::from(!w.await.unwrap());
+    }
+    assert_eq!(open, 0, "{open} of {SILENT} silent connections were still open 15 s after they were opened");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_cannot_keep_a_client_out_and_are_closed() {
+    let (port, _stop) = server(None).await;
+    let mut silent = Vec::new();
+    for _ in 0..SILENT {
+        silent.push((TcpStream::connect(("127.0.0.1", port)).await.unwrap(), Instant::now()));
+    }
+    let began = Instant::now();
+    let (status, took) = request(TcpStream::connect(("127.0.0.1", port)).await.unwrap(), began).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    all_closed_within_15s(silent).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_tls_connections_cannot_keep_a_client_out_and_are_closed() {
+    let (cert, key) = certificate();
+    let (port, _stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let tls = connector(&cert, b"http/1.1");
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let mut silent = Vec::new();
+    for _ in 0..SILENT {
+        let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        let opened = Instant::now();
+        // A handshake that fails here was refused for a newer connection: as closed.
+        if let Ok(s) = tls.connect(name.clone(), tcp).await {
+            silent.push((s, opened));
+        }
+    }
+    assert!(silent.len() > 1000, "only {} handshakes completed", silent.len());
+    let began = Instant::now();
+    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let (status, took) = request(tls.connect(name, tcp).await.unwrap(), began).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    all_closed_within_15s(silent).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_http2_connections_after_their_settings_are_closed() {
+    let (cert, key) = certificate();
+    let (port, _stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let h2 = connector(&cert, b"h2");
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let mut silent = Vec::new();
+    for _ in 0..SILENT {
+        let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        let opened = Instant::now();
+        let Ok(mut s) = h2.connect(name.clone(), tcp).await else { continue };
+        assert_eq!(s.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+        // The client preface and an empty SETTINGS frame, then nothing.
+        let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+        if s.write_all(&hello).await.is_ok() && s.flush().await.is_ok() {
+            silent.push((s, opened));
+        }
+    }
+    assert!(silent.len() > 1000, "only {} HTTP/2 connections were set up", silent.len());
+    let began = Instant::now();
+    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let (status, took) =
+        request(connector(&cert, b"http/1.1").connect(name, tcp).await.unwrap(), began).await;
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    all_closed_within_15s(silent).await;
+}
+
+#[tokio::test]
+async fn an_http1_connection_is_closed_when_its_next_request_does_not_come_in_time() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new().route("/ok", get(|| async { "ok" }));
+    let limits = Limits { first_request_timeout: Duration::from_millis(500), ..Limits::default() };
+    tokio::spawn(serve(listener, app, None, limits, std::future::pending()));
+    let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    s.write_all(b"GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+    let mut buf = [0u8; 256];
+    let n = s.read(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    assert!(
+        closed_by(s, Instant::now() + Duration::from_secs(5)).await,
+        "an idle kept-alive connection stayed open"
+    );
+}
+
+#[tokio::test]
+async fn an_http2_connection_that_served_is_closed_after_its_idle_time_not_before() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = Router::new().route("/ok", get(|| async { "ok" }));
+    let limits = Limits {
+        first_request_timeout: Duration::from_millis(300),
+        idle_timeout: Duration::from_millis(1500),
+        ..Limits::default()
+    };
+    tokio::spawn(serve(listener, app, None, limits, std::future::pending()));
+    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(tcp),
+    )
+    .await
+    .unwrap();
+    let closed = tokio::spawn(conn);
+    let req = axum::http::Request::get(format!("http://127.0.0.1:{port}/ok"))
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    drop(resp);
+    let served = Instant::now();
+    // Open past the first-request deadline (it served), closed after the idle time.
+    tokio::time::timeout(Duration::from_secs(5), closed)
+        .await
+        .expect("the idle connection stayed open")
+        .unwrap()
+        .ok();
+    let open_for = served.elapsed();
+    assert!(open_for >= Duration::from_millis(1400), "closed after {open_for:?}, before its idle time");
+}
