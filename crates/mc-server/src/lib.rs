@@ -8,6 +8,7 @@ pub mod dispatch;
 pub mod http;
 pub mod lease;
 pub mod listener;
+pub mod membership;
 pub mod metrics;
 pub mod server;
 pub mod store;

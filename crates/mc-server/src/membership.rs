@@ -15,9 +15,9 @@ use mc_types::ClusterName;
 use tokio::sync::oneshot;
 use tracing::{debug, info, warn};
 
-use super::transport::{Addresses, LinkLocal, Protocols, TooLarge};
-use super::uploaded::Allowed;
-use super::{Cluster, ClusterSpec, Registry, connect_with};
+use crate::clusters::transport::{Addresses, LinkLocal, Protocols, TooLarge};
+use crate::clusters::uploaded::Allowed;
+use crate::clusters::{Cluster, ClusterSpec, Registry, connect_with};
 use crate::sync::{SyncContext, spawn_cluster, writer::Msg};
 
 /// Label on the Secrets of joined clusters; its value is the cluster name.
@@ -303,7 +303,7 @@ impl Membership {
     }
 }
 
-/// Parses and checks an uploaded kubeconfig (data only: see [`super::uploaded`]) into a spec
+/// Parses and checks an uploaded kubeconfig (data only: see [`crate::clusters::uploaded`]) into a spec
 /// whose API server may have `addresses` only.
 fn uploaded_spec(
     name: &str,
@@ -318,8 +318,8 @@ fn uploaded_spec(
         return Err(Error::BadKubeconfig("it names no cluster or no context".into()));
     }
     let allowed = Allowed { http: insecure, link_local: addresses == Addresses::Any };
-    super::uploaded::check(&parsed, allowed).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
-    super::uploaded::strip_credentials_over_http(&mut parsed);
+    crate::clusters::uploaded::check(&parsed, allowed).map_err(|e| Error::BadKubeconfig(e.to_string()))?;
+    crate::clusters::uploaded::strip_credentials_over_http(&mut parsed);
     let mut spec = ClusterSpec::from_kubeconfig(name, parsed, UPLOADED.into(), context, insecure)
         .map_err(|e| Error::BadKubeconfig(e.to_string()))?;
     spec.addresses = addresses;
@@ -364,7 +364,7 @@ async fn probe(spec: &ClusterSpec) -> Result<()> {
 fn classify(host: &str, e: &kube::Error) -> String {
     // The caller gets the class only; the error itself goes to the server's log (at debug: the
     // uploader chose the address), so a class that looks wrong can be traced.
-    debug!(%host, error = %super::connect::one_line(e), "join probe failed");
+    debug!(%host, error = %crate::clusters::connect::one_line(e), "join probe failed");
     if let kube::Error::Api(s) = e {
         return match s.code {
             401 => format!("authentication failed at {host} (401): the token or certificate is not accepted"),
@@ -383,7 +383,7 @@ fn classify(host: &str, e: &kube::Error) -> String {
             "{host}: {link_local} (cloud metadata services answer there); the server's config allows it with server.allowLinkLocalJoins: true"
         );
     }
-    let lower = super::connect::one_line(e).to_ascii_lowercase();
+    let lower = crate::clusters::connect::one_line(e).to_ascii_lowercase();
     if lower.contains("certificate")
         || lower.contains("tls")
         || lower.contains("unknownissuer")

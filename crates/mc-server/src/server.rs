@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use tracing::info;
 
-use crate::clusters::join::Membership;
+use crate::membership::Membership;
 use crate::clusters::{Cluster, ClusterSpec, Registry, connect};
 use crate::config::Settings;
 use crate::dispatch::{self, DispatchConfig};

@@ -1,7 +1,6 @@
 //! The clusters the server serves: their connection, live state and lifecycle.
 
 pub mod connect;
-pub mod join;
 pub mod registry;
 pub mod transport;
 pub mod uploaded;

@@ -9,7 +9,7 @@ use mc_types::api::{JOIN_KUBECONFIG_FIELD, ResResponse};
 use serde_json::{Value, json};
 
 use super::{ApiError, ApiResult, AppState};
-use crate::clusters::join::{Error, MAX_KUBECONFIG};
+use crate::membership::{Error, MAX_KUBECONFIG};
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {

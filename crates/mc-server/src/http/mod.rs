@@ -49,7 +49,7 @@ pub struct AppState {
     /// Sync context, to start syncing clusters that join.
     pub sync: SyncContext,
     /// Runtime join and unjoin.
-    pub membership: Arc<crate::clusters::join::Membership>,
+    pub membership: Arc<crate::membership::Membership>,
     /// Turns for expensive store queries.
     pub queries: Arc<tokio::sync::Semaphore>,
     /// Table rows kept between requests.

@@ -23,7 +23,7 @@ use tower::ServiceExt;
 
 use super::{AppState, router};
 use crate::auth::Auth;
-use crate::clusters::join::Membership;
+use crate::membership::Membership;
 use crate::clusters::transport::Addresses;
 use crate::clusters::{Cluster, ClusterSpec, Registry};
 use crate::metrics::Metrics;
