@@ -1,4 +1,4 @@
-//! Dispatch (SPEC §7): the MultiClusterResource controller, the cluster registry objects and
+//! Dispatch: the MultiClusterResource controller, the cluster registry objects and
 //! leader election, all against the master cluster.
 
 pub mod controller;
@@ -138,7 +138,7 @@ async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncCont
 
 /// A copy changed or deleted in a member cluster → its MultiClusterResource, at once.
 fn drift_triggers(
-    rx: tokio::sync::broadcast::Receiver<Arc<crate::sync::writer::Notice>>,
+    rx: tokio::sync::broadcast::Receiver<Arc<crate::sync::notice::Notice>>,
     ctx: Arc<Context>,
 ) -> impl Stream<Item = ObjectRef<MultiClusterResource>> + Send + 'static {
     // Every object the sync writes passes here (90,000 in a first sync of 3 × 30k ConfigMaps):

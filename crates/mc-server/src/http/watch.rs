@@ -13,7 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::{ApiResult, AppState};
 use crate::store::Query;
-use crate::sync::writer::Notice;
+use crate::sync::notice::Notice;
 
 /// Starts a watch: subscribes first (so nothing between snapshot and stream is lost), then
 /// sends the snapshot, read a page at a time as it is sent, then the matching changes.
@@ -150,6 +150,21 @@ impl Known {
         self.hashes.insert(h)
     }
 
+    /// Records a key of a change that matches the watch; `true` if the client holds no such
+    /// object yet (`ADDED`). Resumed, the client holds every object that existed at its version
+    /// and that it was not told gone: only a `created` change is new to it then.
+    pub(crate) fn appeared(&mut self, cluster: &str, namespace: &str, name: &str, created: bool) -> bool {
+        let h = self.hash(cluster, namespace, name);
+        let first = self.hashes.insert(h);
+        match &mut self.resumed {
+            Some(gone) => {
+                let told_gone = gone.remove(&h);
+                first && (told_gone || created)
+            }
+            None => first,
+        }
+    }
+
     /// Forgets a key; `true` if the client may hold it (it was shown, or the watch resumed and
     /// has not told the client it is gone yet).
     pub(crate) fn remove(&mut self, cluster: &str, namespace: &str, name: &str) -> bool {
@@ -180,7 +195,7 @@ pub(crate) fn classify(q: &Query, n: &Notice, known: &mut Known) -> Option<Watch
     Some(if n.deleted {
         known.remove(key.0, key.1, key.2);
         WatchEventType::Deleted
-    } else if known.insert(key.0, key.1, key.2) {
+    } else if known.appeared(key.0, key.1, key.2, n.created) {
         WatchEventType::Added
     } else {
         WatchEventType::Modified
@@ -216,6 +231,10 @@ mod tests {
     use mc_types::selector::LabelSelector;
 
     fn notice(namespace: &str, tier: Option<&str>, deleted: bool) -> Notice {
+        changed(namespace, tier, deleted, false)
+    }
+
+    fn changed(namespace: &str, tier: Option<&str>, deleted: bool, created: bool) -> Notice {
         Notice {
             seq: 1,
             cluster: "a".into(),
@@ -225,6 +244,7 @@ mod tests {
             deleted,
             labels: tier.map(|t| [("tier".to_string(), t.to_string())].into()).unwrap_or_default(),
             object: crate::store::RawObject::from_value(&serde_json::json!({"metadata": {"name": "cm"}})),
+            created,
         }
     }
 
@@ -284,6 +304,31 @@ mod tests {
         assert_eq!(
             seen,
             [Some(Deleted), None, Some(Added), Some(Modified), None, Some(Deleted), Some(Deleted)]
+        );
+    }
+
+    #[test]
+    fn a_resumed_watch_tells_changes_of_listed_objects_as_modified_and_new_ones_as_added() {
+        let q = Query { gvr: Some(Gvr::new("", "v1", "configmaps")), ..Query::default() };
+        let mut known = Known::resumed();
+        let seen: Vec<_> = [
+            // An object the client listed, changed twice.
+            changed("ns", None, false, false),
+            changed("ns", None, false, false),
+            // Deleted, then made again: the client was told it went.
+            changed("ns", None, true, false),
+            changed("ns", None, false, true),
+            // An object made after the version the watch resumed from.
+            changed("other", None, false, true),
+            changed("other", None, false, false),
+        ]
+        .iter()
+        .map(|n| classify(&q, n, &mut known))
+        .collect();
+        use WatchEventType::*;
+        assert_eq!(
+            seen,
+            [Some(Modified), Some(Modified), Some(Deleted), Some(Added), Some(Added), Some(Modified)]
         );
     }
 }

@@ -118,6 +118,11 @@ impl RelistKeys {
         false
     }
 
+    /// Whether the list returned this uid and the store did not hold it.
+    pub fn is_new(&self, uid: &str) -> bool {
+        self.new.contains(uid)
+    }
+
     /// Whether the list returned the object with this uid.
     pub fn was_listed(&self, uid: &str) -> bool {
         if let Some(i) = uuid(uid).and_then(|key| self.find(&key)) {

@@ -36,6 +36,10 @@ pub struct StoredObject {
     /// `metadata.creationTimestamp` in unix seconds; `None` (none, or not RFC 3339 as Kubernetes
     /// writes it, e.g. `2024-02-29T12:34:56Z`) stores the time of writing.
     pub created_at: Option<i64>,
+    /// This change brings the object into the store (the member's watch said `ADDED`, or a
+    /// list found a uid the store did not hold): a watch resumed from a resourceVersion tells
+    /// it as `ADDED`, any other upsert as `MODIFIED`.
+    pub created: bool,
 }
 
 impl StoredObject {
@@ -80,6 +84,7 @@ impl StoredObject {
             uid,
             gvr,
             object,
+            created: false,
         })
     }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tracing::{debug, warn};
 
 use super::history::History;
-use super::writer::{Notice, Notices};
+use super::notice::{Notice, Notices, identity};
 use crate::store::{FeedChange, Store};
 
 /// How often the feed is read: a change of another replica's cluster reaches this replica's
@@ -93,7 +93,7 @@ fn notice(c: FeedChange) -> Option<Notice> {
     let object = match (c.deleted, c.object) {
         (false, Some(object)) => object,
         (false, None) => return None,
-        (true, _) => super::writer::identity(&c.gvr, &c.namespace, &c.name, &c.uid),
+        (true, _) => identity(&c.gvr, &c.namespace, &c.name, &c.uid),
     };
     let labels: BTreeMap<String, String> = if c.deleted {
         BTreeMap::new()
@@ -109,5 +109,8 @@ fn notice(c: FeedChange) -> Option<Notice> {
         deleted: c.deleted,
         labels,
         object,
+        // Another replica's change says not whether it made the object: a watch resumed on
+        // this replica tells it as MODIFIED unless it was told gone.
+        created: false,
     })
 }

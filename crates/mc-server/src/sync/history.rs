@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use super::writer::{Notice, Notices};
+use super::notice::{Notice, Notices};
 
 /// Most changes kept.
 const MAX_KEPT: usize = 10_000;
@@ -138,6 +138,7 @@ mod tests {
             deleted: false,
             labels: Default::default(),
             object: RawObject::from_value(&serde_json::json!({"metadata": {"name": name}})),
+            created: false,
         }
     }
 

@@ -191,9 +191,11 @@ impl Walker {
             State::Watching { version, mut stream } => {
                 let next = tokio::time::timeout(WATCH_IDLE, stream.next()).await.ok().flatten();
                 match next {
-                    Some(Ok(WatchEvent::Added(o) | WatchEvent::Modified(o))) => {
+                    Some(Ok(WatchEvent::Added(mut o))) => {
+                        o.added = true;
                         changed(o, Event::Apply, stream)
                     }
+                    Some(Ok(WatchEvent::Modified(o))) => changed(o, Event::Apply, stream),
                     Some(Ok(WatchEvent::Deleted(o))) => changed(o, Event::Delete, stream),
                     Some(Ok(WatchEvent::Bookmark(b))) => {
                         (None, State::Watching { version: b.metadata.resource_version, stream })

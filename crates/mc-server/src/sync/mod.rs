@@ -1,4 +1,4 @@
-//! Sync (SPEC §5): discovery, one list+watch per type, and the writer that keeps the store equal
+//! Sync: discovery, one list+watch per type, and the writer that keeps the store equal
 //! to every cluster.
 
 pub mod cluster;
@@ -7,6 +7,7 @@ pub mod feed;
 pub mod history;
 pub mod list_reader;
 pub mod list_watch;
+pub mod notice;
 pub mod object;
 pub mod resilient;
 pub mod shard;
@@ -38,7 +39,7 @@ pub struct SyncContext {
     /// ([`feed`]).
     pub watch_all: bool,
     /// Changes written, for watch streams.
-    pub notices: writer::Notices,
+    pub notices: notice::Notices,
     /// The changes written, numbered, and the recent ones (Kubernetes resourceVersions).
     pub history: std::sync::Arc<history::History>,
     /// Names of clusters that just became ready (dispatch retries them at once).

@@ -29,7 +29,7 @@ impl Prepare {
     /// from the type, the metadata without managed fields, then every other field as the API
     /// server sent it (only a redacted Secret's `data` and `stringData` are rewritten).
     pub fn stored(&self, gvr: &Gvr, kind: &str, obj: WatchedObject) -> Option<StoredObject> {
-        let WatchedObject { metadata, fields } = obj;
+        let WatchedObject { metadata, fields, added } = obj;
         let mut meta = *metadata;
         let name = meta.name.clone().filter(|n| !n.is_empty())?;
         let uid = meta.uid.clone().filter(|u| !u.is_empty())?;
@@ -82,6 +82,7 @@ impl Prepare {
             labels,
             object,
             created_at,
+            created: added,
         })
     }
 }

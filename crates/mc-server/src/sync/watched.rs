@@ -32,6 +32,9 @@ pub struct WatchedObject {
     pub metadata: Box<ObjectMeta>,
     /// Every other top-level field, in the order the API server sent them.
     pub fields: Vec<(String, Box<RawValue>)>,
+    /// The member's watch told it as `ADDED`: the object is new to the store (set by the
+    /// watcher, never read from the object).
+    pub added: bool,
 }
 
 impl<'de> Deserialize<'de> for WatchedObject {

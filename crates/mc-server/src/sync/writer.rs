@@ -11,9 +11,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
 use super::history::History;
+use super::notice::{Notice, Notices, identity};
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Change, Expect, RawObject, RelistKeys, Store, StoredObject};
+use crate::store::{Backend, Change, Expect, RelistKeys, Store, StoredObject};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -107,30 +108,6 @@ impl Sender {
         MAX_QUEUED - self.room.available_permits()
     }
 }
-
-/// A change that reached the store, for watch streams.
-#[derive(Debug)]
-pub struct Notice {
-    /// Its number in the order of writes (see [`History`]).
-    pub seq: u64,
-    /// The cluster.
-    pub cluster: String,
-    /// The type.
-    pub gvr: Gvr,
-    /// Namespace (`""` for cluster-scoped objects).
-    pub namespace: String,
-    /// Name.
-    pub name: String,
-    /// `true` for a deletion.
-    pub deleted: bool,
-    /// Labels of the object (empty for deletions).
-    pub labels: BTreeMap<String, String>,
-    /// The object as stored; for deletions only its identity.
-    pub object: RawObject,
-}
-
-/// Subscribers to the changes written (watch streams).
-pub type Notices = broadcast::Sender<Arc<Notice>>;
 
 /// Starts the writer task; it ends when every sender is gone. `health` tells whether the store
 /// accepts writes: while it does not, the writer waits and retries (its queue is bounded, so the
@@ -495,6 +472,7 @@ fn notice(seq: u64, cluster: &str, change: Change) -> Notice {
             deleted: false,
             labels: o.labels,
             object: o.object,
+            created: o.created,
         },
         Change::Delete { gvr, namespace, name, uid } => {
             let object = identity(&gvr, &namespace, &name, &uid);
@@ -507,20 +485,10 @@ fn notice(seq: u64, cluster: &str, change: Change) -> Notice {
                 deleted: true,
                 labels: BTreeMap::new(),
                 object,
+                created: false,
             }
         }
     }
-}
-
-/// What a deletion's event carries: the object's identity (its last state is not kept).
-pub(crate) fn identity(gvr: &Gvr, namespace: &str, name: &str, uid: &str) -> RawObject {
-    let mut meta = serde_json::Map::new();
-    meta.insert("name".into(), name.into());
-    if !namespace.is_empty() {
-        meta.insert("namespace".into(), namespace.into());
-    }
-    meta.insert("uid".into(), uid.into());
-    RawObject::from_value(&serde_json::json!({"apiVersion": gvr.api_version(), "metadata": meta}))
 }
 
 #[cfg(test)]

@@ -377,11 +377,49 @@ async fn kubectl_get_w_and_a_kube_rs_watcher_follow_changes_from_a_resource_vers
         })
         .collect();
     // A list's version is read before its objects, so the watch may first replay the labelling
-    // the list already showed (ADDED, harmless to a client that holds the object); then DELETED.
+    // the list already showed (MODIFIED, harmless to a client that holds the object); then DELETED.
     let deleted = ("DELETED".to_string(), "selected".to_string());
     assert_eq!(events.last(), Some(&deleted), "{body}");
     assert!(events.len() <= 2, "{body}");
-    assert!(events.iter().all(|(t, n)| n == "selected" && (t == "ADDED" || t == "DELETED")), "{body}");
+    assert!(events.iter().all(|(t, n)| n == "selected" && (t == "MODIFIED" || t == "DELETED")), "{body}");
+
+    // Resumed from a list's version, a change of a listed object is MODIFIED (as a watch without
+    // a version tells it) and an object made later is ADDED.
+    let plain = format!("{url}/api/v1/namespaces/{ns}/configmaps");
+    let names_of = |list: &Value| -> Vec<String> {
+        let items = list["items"].as_array().cloned().unwrap_or_default();
+        items.iter().filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string)).collect()
+    };
+    env.kubectl(member, &["create", "configmap", "listed", "-n", ns]).unwrap();
+    crate::testenv::eventually("the object listed", Duration::from_secs(30), || async {
+        names_of(&get_json(&https, &plain).await?).contains(&"listed".to_string()).then_some(())
+    })
+    .await;
+    // The version of a list taken once the object is in: nothing of it comes after.
+    let rv =
+        get_json(&https, &plain).await.unwrap()["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    env.kubectl(member, &["label", "configmap", "listed", "-n", ns, "changed=yes"]).unwrap();
+    env.kubectl(member, &["create", "configmap", "made-later", "-n", ns]).unwrap();
+    crate::testenv::eventually("the change and the new object stored", Duration::from_secs(30), || async {
+        let list = get_json(&https, &plain).await?;
+        let items = list["items"].as_array()?;
+        let labelled = items.iter().any(|o| o["metadata"]["labels"]["changed"] == "yes");
+        (labelled && names_of(&list).contains(&"made-later".to_string())).then_some(())
+    })
+    .await;
+    let body = get_text(&https, &format!("{plain}?watch=1&resourceVersion={rv}&timeoutSeconds=2")).await;
+    let events: Vec<(String, String)> = body
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|e| {
+            let name = e["object"]["metadata"]["name"].as_str().unwrap_or("").to_string();
+            (e["type"].as_str().unwrap_or("").to_string(), name)
+        })
+        .collect();
+    let of =
+        |name: &str| events.iter().filter(|(_, n)| n == name).map(|(t, _)| t.as_str()).collect::<Vec<_>>();
+    assert_eq!(of("listed"), ["MODIFIED"], "{body}");
+    assert_eq!(of("made-later"), ["ADDED"], "{body}");
 
     // A version that is not ours (a member's) or no longer kept: 410 Expired, so clients list again.
     let body =

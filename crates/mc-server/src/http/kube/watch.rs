@@ -19,7 +19,7 @@ use crate::http::list::add_warnings;
 use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
-use crate::sync::writer::Notice;
+use crate::sync::notice::Notice;
 use mc_types::printers::Ctx;
 
 /// Longest a watch stays open without `timeoutSeconds` (clients watch again).
