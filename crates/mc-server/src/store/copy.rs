@@ -8,7 +8,9 @@
 //! it with a duplicate key, and [`write_new_rows`] then rolls back to before it, for the caller
 //! to upsert the objects as any others.
 
-use super::sql::{self, Arg, Builder, Col, Dialect, Prepared};
+use super::resource_columns::Prepared;
+use super::sql;
+use super::statement::{Arg, Builder, Col, Dialect, Stmt};
 use super::{Error, Result, Tx};
 
 /// Columns of `resources` a `COPY` fills, in the order [`Rows::resource`] writes them;
@@ -95,7 +97,7 @@ fn label_pieces<'a>(labels: &'a [(i64, &str, &str)], most: usize) -> impl Iterat
 
 /// `n` ids from the sequence of `resources.id`, each with the transaction's time in microseconds
 /// since the Unix epoch (`CURRENT_TIMESTAMP`, which the upserts write), as two integer columns.
-fn reserve_ids(n: usize) -> sql::Stmt {
+fn reserve_ids(n: usize) -> Stmt {
     let mut b = Builder::new(
         Dialect::Postgres,
         "SELECT nextval((SELECT CAST(pg_get_serial_sequence('resources', 'id') AS regclass))), \

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use super::sql::{Builder, Col};
+use super::statement::{Builder, Col};
 use super::{Dialect, Error, Result, Store};
 
 /// The indexes an empty store builds after its first sync rather than during it.

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use mc_types::Gvr;
 
-use super::sql::{self, Builder, Col, Dialect};
+use super::sql;
+use super::statement::{Builder, Col, Dialect, Stmt};
 use super::{Change, RawObject, Result, Store, Tx};
 
 /// A change another replica wrote.
@@ -149,7 +150,7 @@ pub(super) async fn record(
     Ok(())
 }
 
-fn insert(d: Dialect, origin: &str, cluster: &str, now: i64, changes: &[Change]) -> sql::Stmt {
+fn insert(d: Dialect, origin: &str, cluster: &str, now: i64, changes: &[Change]) -> Stmt {
     let mut b = Builder::new(
         d,
         "INSERT INTO changes (origin, cluster, \"group\", version, resource, namespace, name, uid, deleted, at) VALUES ",

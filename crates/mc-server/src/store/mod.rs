@@ -35,8 +35,10 @@ mod object;
 mod pending;
 mod postgres;
 mod raw;
+mod resource_columns;
 mod sql;
 mod sqlite;
+mod statement;
 mod unnest;
 
 use std::collections::{BTreeMap, HashMap};
@@ -55,7 +57,9 @@ pub use keys::RelistKeys;
 pub use object::{Change, Expect, StoredObject};
 use pending::Pending;
 pub use raw::RawObject;
-use sql::{Col, Dialect, Prepared, Row, SqlFilter, Stmt};
+use resource_columns::Prepared;
+use sql::SqlFilter;
+use statement::{Col, Dialect, Row, Stmt};
 
 /// Errors of the store. [`Error::is_retryable`] tells whether trying again later may succeed.
 #[derive(Debug, thiserror::Error)]
@@ -615,7 +619,7 @@ impl Store {
             Dialect::Postgres => "SELECT pg_database_size(current_database())",
         };
         let mut tx = self.begin(false).await?;
-        let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Int]).await?;
+        let rows = tx.fetch(statement::Builder::new(tx.dialect, sql).finish(), &[Col::Int]).await?;
         tx.commit().await?;
         Ok(rows.first().map(|r| u64::try_from(r.int(0)).unwrap_or(0)))
     }
@@ -743,7 +747,7 @@ impl Store {
         }
         let upserts_only =
             batches.iter().all(|(_, events, _)| events.iter().all(|c| matches!(c, Change::Upsert(_))));
-        let mut text = sql::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
+        let mut text = statement::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
         // Deletions in order, then the upserts left (see [`Pending`]).
         let mut pending = Pending::default();
         for &(cluster, events, _) in batches {
@@ -771,7 +775,7 @@ impl Store {
         if !objects.is_empty() {
             text = text.then(sql::upsert_with_labels(objects.iter().map(|(c, p)| (*c, p))));
         }
-        let mut text = text.then(sql::Builder::new(Dialect::Sqlite, "COMMIT").finish());
+        let mut text = text.then(statement::Builder::new(Dialect::Sqlite, "COMMIT").finish());
         text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;
         Ok(Some(OneText { text, upserts_only }))
     }
@@ -815,7 +819,7 @@ impl Store {
     /// Every cluster that has objects or a cluster row, by name.
     pub async fn cluster_names(&self) -> Result<Vec<String>> {
         let mut tx = self.begin(false).await?;
-        let stmt = sql::Builder::new(
+        let stmt = statement::Builder::new(
             tx.dialect,
             "SELECT cluster FROM resources UNION SELECT name FROM clusters ORDER BY 1",
         )
@@ -837,7 +841,7 @@ impl Store {
     pub async fn delete_cluster(&self, cluster: &str) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
-        let mut b = sql::Builder::new(
+        let mut b = statement::Builder::new(
             d,
             "SELECT \"group\", version, resource, namespace, name, uid FROM resources WHERE cluster = ",
         );
@@ -853,7 +857,7 @@ impl Store {
             })
             .collect();
         tx.execute(sql::delete_cluster_objects(d, cluster)).await?;
-        let mut b = sql::Builder::new(d, "DELETE FROM clusters WHERE name = ");
+        let mut b = statement::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);
         tx.execute(b.finish()).await?;
         feed::record(&mut tx, self.origin.as_deref(), cluster, &gone).await?;
@@ -918,7 +922,7 @@ impl Store {
     /// How many objects of a cluster are stored.
     pub async fn count(&self, cluster: &str) -> Result<u64> {
         let mut tx = self.begin(false).await?;
-        let mut b = sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resources WHERE cluster = ");
+        let mut b = statement::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resources WHERE cluster = ");
         b.bind(cluster);
         let rows = tx.fetch(b.finish(), &[Col::Int]).await?;
         tx.commit().await?;
@@ -928,7 +932,7 @@ impl Store {
     /// How many objects of each type a cluster has.
     pub async fn count_by_gvr(&self, cluster: &str) -> Result<BTreeMap<Gvr, u64>> {
         let mut tx = self.begin(false).await?;
-        let mut b = sql::Builder::new(
+        let mut b = statement::Builder::new(
             tx.dialect,
             "SELECT \"group\", version, resource, COUNT(*) FROM resources WHERE cluster = ",
         );
@@ -1052,7 +1056,8 @@ async fn each_key(
 async fn identities(tx: &mut Tx, gvr: &Gvr, ids: &[i64]) -> Result<Vec<Change>> {
     let mut gone = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(sql::CHUNK) {
-        let mut b = sql::Builder::new(tx.dialect, "SELECT uid, namespace, name FROM resources WHERE id IN ");
+        let mut b =
+            statement::Builder::new(tx.dialect, "SELECT uid, namespace, name FROM resources WHERE id IN ");
         b.bind_list(chunk.iter().copied());
         for mut r in tx.fetch(b.finish(), &[Col::Text; 3]).await? {
             gone.push(Change::Delete {
@@ -1094,7 +1099,7 @@ async fn fetch_page(
                 Error::Corrupt(format!("row {} vanished between two reads of one transaction", row.int(6)))
             })?;
             row.0.truncate(6);
-            row.0.push(sql::Cell::Text(object));
+            row.0.push(statement::Cell::Text(object));
             Ok(row)
         })
         .collect()
@@ -1236,7 +1241,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
                     continue;
                 }
                 // Some were stored already: all are there now, and the upsert writes and answers them.
-                tx.fetch(sql::upsert_resources(d, cluster, chunk), sql::upsert_cols(d)).await?
+                tx.fetch(sql::upsert_resources(d, cluster, chunk), resource_columns::upsert_cols(d)).await?
             }
             Write::Insert => {
                 let (inserted, following) = overlapped(tx.insert(stmt), || chunks.next()).await;
@@ -1259,7 +1264,7 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
             }
             Write::Upsert if sql::upsert_returns_ids(d) => {
                 let (rows, following) =
-                    overlapped(tx.fetch(stmt, sql::upsert_cols(d)), || chunks.next()).await;
+                    overlapped(tx.fetch(stmt, resource_columns::upsert_cols(d)), || chunks.next()).await;
                 next = following;
                 rows?
             }
@@ -1318,10 +1323,10 @@ fn with_ids<'a>(
 }
 
 /// The rows of a chunk just written, read back by uid (MySQL/MariaDB, which answer no
-/// `RETURNING`), as [`sql::IDS_BY_UID_COLS`].
+/// `RETURNING`), as [`resource_columns::IDS_BY_UID_COLS`].
 async fn ids_by_uid(tx: &mut Tx, cluster: &str, chunk: &[Prepared<'_>]) -> Result<Vec<Row>> {
     let uids = chunk.iter().map(|p| p.object.uid.as_str());
-    tx.fetch(sql::select_ids_by_uid(tx.dialect, cluster, uids), &sql::IDS_BY_UID_COLS).await
+    tx.fetch(sql::select_ids_by_uid(tx.dialect, cluster, uids), &resource_columns::IDS_BY_UID_COLS).await
 }
 
 /// How [`write_objects`] writes a chunk first.

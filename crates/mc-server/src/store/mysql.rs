@@ -7,7 +7,7 @@ use sqlx::migrate::Migrator;
 use sqlx::mysql::{MySqlArguments, MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
 use sqlx::{MySql, MySqlPool, Row as _};
 
-use super::sql::{Arg, Cell, Col, Row, Stmt};
+use super::statement::{Arg, Cell, Col, Row, Stmt};
 use super::{Error, Result, redact_url};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/mysql");

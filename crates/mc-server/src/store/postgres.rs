@@ -7,7 +7,7 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Row as _};
 
-use super::sql::{Arg, Array, Cell, Col, Row, Stmt};
+use super::statement::{Arg, Array, Cell, Col, Row, Stmt};
 use super::{Error, Result, redact_url};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");

@@ -1,366 +1,15 @@
-//! SQL text shared by the three backends.
-//!
-//! Statements are built once, as text plus a list of [`Arg`]s, by a [`Builder`] that knows the
-//! [`Dialect`]'s few differences: placeholders (`?` or `$n`), identifier quoting (identifiers are
-//! written `"group"` here and become `` `group` `` for MySQL), JSON and timestamp conversions and
-//! the upsert clause. Each backend module only binds the arguments and decodes the columns.
+//! SQL text shared by the three backends: the statements each operation runs, built by a
+//! [`Builder`] (see [`super::statement`]). Each backend module only binds the arguments and
+//! decodes the columns.
 
 use std::collections::BTreeMap;
 
 use mc_types::Gvr;
 use mc_types::selector::{LabelSelector, Operator, Requirement};
 
+use super::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
+use super::statement::{Arg, Array, Builder, Col, Dialect, Stmt};
 use super::{Cursor, StoredObject};
-
-/// The SQL flavour of a backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dialect {
-    Sqlite,
-    MySql,
-    Postgres,
-}
-
-/// One bound value.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Arg {
-    Text(String),
-    OptText(Option<String>),
-    Int(i64),
-    OptInt(Option<i64>),
-    Bool(bool),
-    /// A whole column, for PostgreSQL's `unnest` ([`super::unnest`]); the other backends have
-    /// no array parameters and are never handed one.
-    Array(Array),
-}
-
-/// A whole column of values.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Array {
-    Text(Vec<String>),
-    OptText(Vec<Option<String>>),
-    Int(Vec<i64>),
-    OptInt(Vec<Option<i64>>),
-}
-
-impl Array {
-    /// The column as a JSON array: how a backend without array parameters binds it, so a
-    /// mistake fails as a type error of the statement, not a panic.
-    pub(crate) fn to_json(&self) -> String {
-        match self {
-            Array::Text(v) => serde_json::json!(v),
-            Array::OptText(v) => serde_json::json!(v),
-            Array::Int(v) => serde_json::json!(v),
-            Array::OptInt(v) => serde_json::json!(v),
-        }
-        .to_string()
-    }
-}
-
-impl From<Array> for Arg {
-    fn from(a: Array) -> Self {
-        Arg::Array(a)
-    }
-}
-
-impl From<&str> for Arg {
-    fn from(s: &str) -> Self {
-        Arg::Text(s.to_string())
-    }
-}
-
-impl From<String> for Arg {
-    fn from(s: String) -> Self {
-        Arg::Text(s)
-    }
-}
-
-impl From<i64> for Arg {
-    fn from(i: i64) -> Self {
-        Arg::Int(i)
-    }
-}
-
-impl From<bool> for Arg {
-    fn from(b: bool) -> Self {
-        Arg::Bool(b)
-    }
-}
-
-/// How to decode one result column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Col {
-    Int,
-    Text,
-    OptText,
-    Bool,
-}
-
-/// One decoded result cell.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Cell {
-    Int(i64),
-    Text(String),
-    Null,
-    Bool(bool),
-}
-
-/// A decoded row; the getters take cells out by position.
-#[derive(Debug)]
-pub(crate) struct Row(pub(crate) Vec<Cell>);
-
-impl Row {
-    pub(crate) fn text(&mut self, i: usize) -> String {
-        match self.0.get_mut(i).map(take) {
-            Some(Cell::Text(s)) => s,
-            Some(Cell::Int(n)) => n.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    /// A text cell, borrowed (`""` for any other cell).
-    pub(crate) fn str(&self, i: usize) -> &str {
-        match self.0.get(i) {
-            Some(Cell::Text(s)) => s,
-            _ => "",
-        }
-    }
-
-    pub(crate) fn opt_text(&mut self, i: usize) -> Option<String> {
-        match self.0.get_mut(i).map(take) {
-            Some(Cell::Text(s)) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn int(&self, i: usize) -> i64 {
-        match self.0.get(i) {
-            Some(Cell::Int(n)) => *n,
-            Some(Cell::Bool(b)) => i64::from(*b),
-            _ => 0,
-        }
-    }
-
-    pub(crate) fn bool(&self, i: usize) -> bool {
-        match self.0.get(i) {
-            Some(Cell::Bool(b)) => *b,
-            Some(Cell::Int(n)) => *n != 0,
-            _ => false,
-        }
-    }
-}
-
-fn take(cell: &mut Cell) -> Cell {
-    std::mem::replace(cell, Cell::Null)
-}
-
-/// A statement ready to run.
-#[derive(Clone, Debug)]
-pub(crate) struct Stmt {
-    pub(crate) sql: String,
-    pub(crate) args: Vec<Arg>,
-    /// Kept prepared however many arguments it has (see [`Builder::reusable`]).
-    pub(crate) reuse: bool,
-}
-
-impl Stmt {
-    /// This statement, then `next`, as one text (SQLite runs a text's statements in turn,
-    /// binding the arguments in order; see [`upsert_with_labels`]).
-    pub(crate) fn then(mut self, next: Stmt) -> Stmt {
-        self.sql.push_str("; ");
-        self.sql.push_str(&next.sql);
-        self.args.extend(next.args);
-        self.reuse &= next.reuse;
-        self
-    }
-
-    /// Large generated statements (bulk inserts, long `IN` lists) are not cached unless marked
-    /// [`Builder::reusable`]: most such texts never come again, and each prepared copy stays in
-    /// every connection that ran it.
-    pub(crate) fn persistent(&self) -> bool {
-        self.reuse || self.args.len() <= 64
-    }
-}
-
-/// Builds one statement for one dialect.
-pub(crate) struct Builder {
-    dialect: Dialect,
-    sql: String,
-    args: Vec<Arg>,
-    reuse: bool,
-}
-
-impl Builder {
-    pub(crate) fn new(dialect: Dialect, sql: &str) -> Self {
-        let mut b = Self { dialect, sql: String::with_capacity(256), args: Vec::new(), reuse: false };
-        b.push(sql);
-        b
-    }
-
-    /// Appends SQL text; `"ident"` quoting becomes backticks for MySQL.
-    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
-        match self.dialect {
-            Dialect::MySql => self.sql.extend(sql.chars().map(|c| if c == '"' { '`' } else { c })),
-            Dialect::Sqlite | Dialect::Postgres => self.sql.push_str(sql),
-        }
-        self
-    }
-
-    fn placeholder(&mut self) {
-        match self.dialect {
-            Dialect::Sqlite | Dialect::MySql => self.sql.push('?'),
-            Dialect::Postgres => {
-                self.sql.push('$');
-                self.sql.push_str(&self.args.len().to_string());
-            }
-        }
-    }
-
-    /// Appends a placeholder bound to `arg`.
-    pub(crate) fn bind(&mut self, arg: impl Into<Arg>) -> &mut Self {
-        self.args.push(arg.into());
-        self.placeholder();
-        self
-    }
-
-    /// A JSON document given as text for a JSON column (a cluster's `info`; PostgreSQL needs the
-    /// cast to `jsonb`). Objects are bound as text: PostgreSQL keeps them as text.
-    pub(crate) fn bind_json(&mut self, json: String) -> &mut Self {
-        if self.dialect == Dialect::Postgres {
-            self.sql.push_str("CAST(");
-            self.bind(json);
-            self.sql.push_str(" AS JSONB)");
-        } else {
-            self.bind(json);
-        }
-        self
-    }
-
-    /// A timestamp from unix seconds, the current time when `None`.
-    pub(crate) fn bind_unix_time(&mut self, secs: Option<i64>) -> &mut Self {
-        self.sql.push_str("COALESCE(");
-        match self.dialect {
-            Dialect::Sqlite => {
-                self.sql.push_str("datetime(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push_str(", 'unixepoch')");
-            }
-            Dialect::MySql => {
-                self.sql.push_str("FROM_UNIXTIME(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push(')');
-            }
-            Dialect::Postgres => {
-                self.sql.push_str("to_timestamp(CAST(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push_str(" AS DOUBLE PRECISION))");
-            }
-        }
-        self.sql.push_str(", CURRENT_TIMESTAMP)");
-        self
-    }
-
-    /// `(?, ?, …)` bound to the items.
-    pub(crate) fn bind_list<A: Into<Arg>>(&mut self, items: impl IntoIterator<Item = A>) -> &mut Self {
-        self.sql.push('(');
-        for (i, item) in items.into_iter().enumerate() {
-            if i > 0 {
-                self.sql.push_str(", ");
-            }
-            self.bind(item);
-        }
-        self.sql.push(')');
-        self
-    }
-
-    /// `(k1, k2, …) > (v1, v2, …)`: rows after a cursor. MariaDB does not scan an index range
-    /// for a row-value comparison (it sorted every remaining row for each page: 0.8 s a page at
-    /// a million rows), so there it is spelled out as the equivalent disjunction
-    /// `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`, whose ranges it does scan.
-    pub(crate) fn push_after(&mut self, keys: &[(&str, &str)]) -> &mut Self {
-        if self.dialect != Dialect::MySql {
-            let columns: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
-            self.push("(").push(&columns.join(", ")).push(") > (");
-            for (i, (_, v)) in keys.iter().enumerate() {
-                if i > 0 {
-                    self.push(", ");
-                }
-                self.bind(*v);
-            }
-            return self.push(")");
-        }
-        self.push("(");
-        for i in 0..keys.len() {
-            if i > 0 {
-                self.push(" OR ");
-            }
-            self.push("(");
-            for (k, v) in &keys[..i] {
-                self.push(k).push(" = ").bind(*v).push(" AND ");
-            }
-            let (k, v) = keys[i];
-            self.push(k).push(" > ").bind(v).push(")");
-        }
-        self.push(")")
-    }
-
-    /// The expression reading a JSON column as text.
-    pub(crate) fn push_json_column(&mut self, column: &str) -> &mut Self {
-        match self.dialect {
-            Dialect::Sqlite => self.push(column),
-            Dialect::MySql => self.push("CAST(").push(column).push(" AS CHAR)"),
-            Dialect::Postgres => self.push("CAST(").push(column).push(" AS TEXT)"),
-        }
-    }
-
-    /// `ON CONFLICT (…) DO UPDATE SET c = excluded.c, …` or MySQL's `ON DUPLICATE KEY UPDATE`.
-    pub(crate) fn push_upsert(&mut self, conflict: &str, columns: &[&str]) -> &mut Self {
-        match self.dialect {
-            Dialect::Sqlite | Dialect::Postgres => {
-                self.push(" ON CONFLICT (").push(conflict).push(") DO UPDATE SET ");
-                for (i, c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        self.push(", ");
-                    }
-                    self.push(c).push(" = excluded.").push(c);
-                }
-            }
-            // `VALUES(c)` is what MariaDB understands; MySQL 8 deprecates it (a warning) in favour
-            // of a row alias that MariaDB lacks.
-            Dialect::MySql => {
-                self.push(" ON DUPLICATE KEY UPDATE ");
-                for (i, c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        self.push(", ");
-                    }
-                    self.push(c).push(" = VALUES(").push(c).push(")");
-                }
-            }
-        }
-        self
-    }
-
-    /// `"group" = ? AND version = ? AND resource = ?` for the table alias `t` (may be empty).
-    pub(crate) fn push_gvr(&mut self, t: &str, gvr: &Gvr) -> &mut Self {
-        self.push(t).push("\"group\" = ").bind(gvr.group.as_str());
-        self.push(" AND ").push(t).push("version = ").bind(gvr.version.as_str());
-        self.push(" AND ").push(t).push("resource = ").bind(gvr.resource.as_str())
-    }
-
-    /// Keeps the statement prepared in the connection, however large: for a text that comes
-    /// again and again (a full chunk of a bulk write), where parsing it anew each time costs
-    /// more than the memory of one prepared copy per connection.
-    pub(crate) fn reusable(&mut self) -> &mut Self {
-        self.reuse = true;
-        self
-    }
-
-    pub(crate) fn finish(self) -> Stmt {
-        Stmt { sql: self.sql, args: self.args, reuse: self.reuse }
-    }
-}
 
 /// Rows per multi-row `INSERT` and ids per `IN` list: far below every backend's parameter limit
 /// (SQLite 32766, MySQL and PostgreSQL 65535) and large enough to amortise round trips.
@@ -447,33 +96,9 @@ pub(crate) fn write_chunks<'a, 'b>(
     })
 }
 
-/// Columns written by an upsert, in bind order.
-pub(crate) const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
-     resource_version, owner, uid, hash, object, create_at, update_at, delete_at";
-
-/// The unique natural key, as declared by `uq_resources_key`.
-pub(crate) const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, name";
-
-/// Columns replaced when the natural key already exists.
-pub(crate) const RESOURCE_UPDATED: [&str; 9] =
-    ["kind", "resource_version", "owner", "uid", "hash", "object", "create_at", "update_at", "delete_at"];
-
-/// An object prepared for writing: its hash computed once.
-pub(crate) struct Prepared<'a> {
-    pub(crate) object: &'a StoredObject,
-    pub(crate) hash: String,
-}
-
-impl<'a> Prepared<'a> {
-    pub(crate) fn new(object: &'a StoredObject) -> Self {
-        let hash = hex(object.object.hash());
-        Self { object, hash }
-    }
-}
-
 /// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`. Where the
 /// dialect has `RETURNING` (SQLite, PostgreSQL; see [`upsert_returns_ids`]) it answers the
-/// [`IDS_BY_UID_COLS`] of every row written, which saves a query per chunk.
+/// [`super::resource_columns::IDS_BY_UID_COLS`] of every row written, which saves a query per chunk.
 pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     if d == Dialect::Postgres {
         return super::unnest::upsert_resources(cluster, rows);
@@ -572,7 +197,7 @@ pub(crate) fn insert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     b.finish()
 }
 
-/// The row with this id, as [`IDS_BY_UID_COLS`] with the cluster last: `id, group, version,
+/// The row with this id, as [`super::resource_columns::IDS_BY_UID_COLS`] with the cluster last: `id, group, version,
 /// resource, uid, cluster`.
 pub(crate) fn select_key_by_id(d: Dialect, id: i64) -> Stmt {
     let mut b =
@@ -699,26 +324,17 @@ pub(crate) fn select_ids_by_uid<'a>(
     let mut b =
         Builder::new(d, "SELECT id, \"group\", version, resource, uid FROM resources WHERE cluster = ");
     b.bind(cluster).push(" AND uid IN ").bind_list(uids);
-    if kept(b.args.len() - 1, CHUNK) {
+    if kept(b.bound() - 1, CHUNK) {
         b.reusable();
     }
     b.finish()
-}
-
-pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text];
-
-/// What [`upsert_resources`] answers: [`IDS_BY_UID_COLS`], and on PostgreSQL whether the row was
-/// created by this statement (no label rows of it can exist yet).
-pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
-    const WITH_CREATED: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Bool];
-    if d == Dialect::Postgres { &WITH_CREATED } else { &IDS_BY_UID_COLS }
 }
 
 /// `column IN (ids)`; on PostgreSQL `column = ANY(ids)`, the ids as one array parameter. A full
 /// chunk's text comes back again, so SQLite and MySQL keep it prepared.
 fn push_id_in(b: &mut Builder, column: &str, ids: &[i64]) {
     b.push(column);
-    if b.dialect == Dialect::Postgres {
+    if b.dialect() == Dialect::Postgres {
         b.push(" = ANY(").bind(Array::Int(ids.to_vec())).push("::bigint[])");
     } else {
         b.push(" IN ").bind_list(ids.iter().copied());
@@ -1017,11 +633,6 @@ pub(crate) fn digest(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
-/// A [`digest`] as 16 hex digits, as the `hash` column holds it.
-fn hex(hash: u64) -> String {
-    format!("{hash:016x}")
-}
-
 /// Label rows of the given objects, keyed by their row ids.
 pub(crate) fn label_rows<'a>(
     objects: impl IntoIterator<Item = (i64, &'a BTreeMap<String, String>)>,
@@ -1035,6 +646,7 @@ pub(crate) fn label_rows<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::resource_columns::hex;
 
     #[test]
     fn chunks_hold_a_bounded_number_of_objects_and_bytes() {

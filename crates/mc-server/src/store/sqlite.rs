@@ -11,7 +11,7 @@ use sqlx::sqlite::{
 use sqlx::{Row as _, Sqlite, SqlitePool};
 
 use super::checkpoint::Checkpoints;
-use super::sql::{Arg, Cell, Col, Row, Stmt};
+use super::statement::{Arg, Cell, Col, Row, Stmt};
 use super::{Error, Result, redact_url};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");

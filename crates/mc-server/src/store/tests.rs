@@ -72,8 +72,10 @@ async fn list(store: &Store, q: Query) -> Vec<String> {
 
 async fn label_rows(store: &Store) -> i64 {
     let mut tx = store.begin(false).await.unwrap();
-    let rows =
-        tx.fetch(sql::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resource_labels").finish(), &[Col::Int]);
+    let rows = tx.fetch(
+        statement::Builder::new(tx.dialect, "SELECT COUNT(*) FROM resource_labels").finish(),
+        &[Col::Int],
+    );
     let n = rows.await.unwrap()[0].int(0);
     tx.commit().await.unwrap();
     n
@@ -84,7 +86,7 @@ async fn sqlite_is_built_without_memory_statistics_or_a_shared_page_cache() {
     // Set by the workspace's `.cargo/config.toml` (`LIBSQLITE3_FLAGS`): see there why.
     let t = temp_store().await;
     let mut tx = t.store.begin(false).await.unwrap();
-    let rows = tx.fetch(sql::Builder::new(tx.dialect, "PRAGMA compile_options").finish(), &[Col::Text]);
+    let rows = tx.fetch(statement::Builder::new(tx.dialect, "PRAGMA compile_options").finish(), &[Col::Text]);
     let options: Vec<String> = rows.await.unwrap().into_iter().map(|mut r| r.text(0)).collect();
     tx.commit().await.unwrap();
     assert!(options.iter().any(|o| o == "THREADSAFE=1"), "{options:?}");
@@ -187,7 +189,8 @@ async fn labels_disagree(store: &Store) -> (i64, i64) {
                    AND json_extract(r.object, '$.metadata.labels.' || l.\"key\") IS NOT l.\"value\")), \
                (SELECT COUNT(*) FROM resources)";
     let mut tx = store.begin(false).await.unwrap();
-    let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Int, Col::Int]).await.unwrap();
+    let rows =
+        tx.fetch(statement::Builder::new(tx.dialect, sql).finish(), &[Col::Int, Col::Int]).await.unwrap();
     tx.commit().await.unwrap();
     (rows[0].int(0), rows[0].int(1))
 }
@@ -319,7 +322,8 @@ async fn a_watch_batch_writes_labels_of_any_text_to_its_own_objects_only() {
     s.apply_batch("c1", batch).await.unwrap();
     let rows = |sql: &'static str| async move {
         let mut tx = s.begin(false).await.unwrap();
-        let rows = tx.fetch(sql::Builder::new(tx.dialect, sql).finish(), &[Col::Text, Col::Text, Col::Text]);
+        let rows =
+            tx.fetch(statement::Builder::new(tx.dialect, sql).finish(), &[Col::Text, Col::Text, Col::Text]);
         let rows: Vec<(String, String, String)> =
             rows.await.unwrap().into_iter().map(|mut r| (r.text(0), r.text(1), r.text(2))).collect();
         tx.commit().await.unwrap();
@@ -376,7 +380,7 @@ async fn a_watch_batch_of_upserts_of_several_clusters_is_one_kept_text() {
     let (c1, c3) = (vec![up("u1", &[("at", "c1"), ("again", "yes")])], vec![up("u3", &[])]);
     s.apply_changes_of(&[("c1", &c1, Expect::Any), ("c3", &c3, Expect::Any)]).await.unwrap();
     let mut tx = s.begin(false).await.unwrap();
-    let stmt = sql::Builder::new(
+    let stmt = statement::Builder::new(
         tx.dialect,
         "SELECT r.cluster || '/' || r.uid, COALESCE(group_concat(l.\"key\" || '=' || l.\"value\"), '') \
          FROM resources r LEFT JOIN resource_labels l ON l.resource_id = r.id GROUP BY r.id ORDER BY 1",
@@ -456,7 +460,7 @@ async fn a_watch_batch_that_fails_half_way_leaves_nothing_and_no_transaction_ope
     let rename = |from: &'static str, to: &'static str| async move {
         let mut tx = s.begin(true).await.unwrap();
         let sql = format!("ALTER TABLE {from} RENAME TO {to}");
-        tx.execute(sql::Builder::new(tx.dialect, &sql).finish()).await.unwrap();
+        tx.execute(statement::Builder::new(tx.dialect, &sql).finish()).await.unwrap();
         tx.commit().await.unwrap();
     };
     // The upsert runs, then the label rows' delete finds no table.
@@ -775,7 +779,7 @@ async fn cluster_rows_are_upserted() {
 /// `PRAGMA foreign_keys` of the next write transaction of `access`.
 async fn foreign_keys(store: &Store, access: Access) -> i64 {
     let mut tx = store.begin_as(access).await.unwrap();
-    let rows = tx.fetch(sql::Builder::new(tx.dialect, "PRAGMA foreign_keys").finish(), &[Col::Int]);
+    let rows = tx.fetch(statement::Builder::new(tx.dialect, "PRAGMA foreign_keys").finish(), &[Col::Int]);
     let on = rows.await.unwrap()[0].int(0);
     tx.commit().await.unwrap();
     on
@@ -1083,12 +1087,12 @@ async fn indexes_and_plan(store: &Store) -> (Vec<String>, String) {
     let d = tx.dialect;
     let sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL \
                AND tbl_name IN ('resources', 'resource_labels') ORDER BY name";
-    let names = tx.fetch(sql::Builder::new(d, sql).finish(), &[Col::Text]).await.unwrap();
+    let names = tx.fetch(statement::Builder::new(d, sql).finish(), &[Col::Text]).await.unwrap();
     let plan = "EXPLAIN QUERY PLAN SELECT id FROM resources WHERE \"group\" = '' AND version = 'v1' \
                 AND resource = 'pods' AND namespace = 'ns' AND EXISTS (SELECT 1 FROM resource_labels \
                 WHERE resource_id = resources.id AND \"key\" = 'app' AND \"value\" = 'web')";
     let plan =
-        tx.fetch(sql::Builder::new(d, plan).finish(), &[Col::Int, Col::Int, Col::Int, Col::Text]).await;
+        tx.fetch(statement::Builder::new(d, plan).finish(), &[Col::Int, Col::Int, Col::Int, Col::Text]).await;
     tx.commit().await.unwrap();
     let plan = plan.unwrap().iter().map(|r| r.str(3).to_string()).collect::<Vec<_>>().join("; ");
     (names.into_iter().map(|mut r| r.text(0)).collect(), plan)
@@ -1162,7 +1166,7 @@ async fn a_deferred_index_whose_statement_was_changed_is_not_run() {
     let mut tx = s.begin(true).await.unwrap();
     let evil = "UPDATE deferred_indexes SET sql = 'CREATE INDEX x ON resources (name); DROP TABLE resources' \
                 WHERE name = 'ix_resources_namespace'";
-    tx.execute(sql::Builder::new(tx.dialect, evil).finish()).await.unwrap();
+    tx.execute(statement::Builder::new(tx.dialect, evil).finish()).await.unwrap();
     tx.commit().await.unwrap();
     let err = s.build_deferred_indexes().await.unwrap_err();
     assert!(matches!(err, Error::Corrupt(_)), "{err}");
@@ -1172,9 +1176,9 @@ async fn a_deferred_index_whose_statement_was_changed_is_not_run() {
 }
 
 /// Every column of the `resources` rows of `resource`, but `update_at`, in id order.
-async fn resource_rows(store: &Store, resource: &str) -> Vec<Vec<sql::Cell>> {
+async fn resource_rows(store: &Store, resource: &str) -> Vec<Vec<statement::Cell>> {
     let mut tx = store.begin(false).await.unwrap();
-    let mut b = sql::Builder::new(
+    let mut b = statement::Builder::new(
         tx.dialect,
         "SELECT id, namespace, name, cluster, \"group\", version, resource, kind, resource_version, \
          owner, uid, hash, object, create_at, delete_at FROM resources WHERE resource = ",
@@ -1221,12 +1225,12 @@ async fn a_first_list_page_of_one_type_is_stored_as_a_batch_of_several_types_is(
     let rows = resource_rows(&typed, "pods").await;
     assert_eq!(rows.len(), 7);
     assert_eq!(rows, resource_rows(&mixed, "pods").await);
-    assert_eq!(rows[0][3], sql::Cell::Text("c1".into()));
-    assert_eq!(rows[0][7], sql::Cell::Text("Pod".into()));
-    assert_eq!(rows[0][9], sql::Cell::Text("owner-1".into()));
-    assert_eq!(rows[1][9], sql::Cell::Null);
-    assert_eq!(rows[1][8], sql::Cell::Text("41".into()));
-    assert_eq!(rows[0][13], sql::Cell::Text("2024-01-02 03:04:05".into()));
+    assert_eq!(rows[0][3], statement::Cell::Text("c1".into()));
+    assert_eq!(rows[0][7], statement::Cell::Text("Pod".into()));
+    assert_eq!(rows[0][9], statement::Cell::Text("owner-1".into()));
+    assert_eq!(rows[1][9], statement::Cell::Null);
+    assert_eq!(rows[1][8], statement::Cell::Text("41".into()));
+    assert_eq!(rows[0][13], statement::Cell::Text("2024-01-02 03:04:05".into()));
     assert_eq!(label_rows(&typed).await, 14);
     let q = Query { labels: Some(LabelSelector::parse("i=3").unwrap()), ..Query::default() };
     assert_eq!(list(&typed, q).await, ["c1/p3"]);

@@ -7,14 +7,15 @@
 //! new rows, go by `COPY` instead ([`super::copy`]); these statements write the others and any
 //! chunk of them found stored.
 
-use super::sql::{Array, Builder, Dialect, Prepared, RESOURCE_KEY, RESOURCE_UPDATED, Stmt};
+use super::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
+use super::statement::{Array, Builder, Dialect, Stmt};
 
 /// Objects (and label rows) per statement: no parameter limit applies, so a whole batch of the
 /// writer goes in one statement.
 pub(crate) const CHUNK: usize = 2000;
 
 /// Upsert of `rows` (distinct natural keys) into `resources`, answering the
-/// [`super::sql::upsert_cols`] of every row written, as [`super::sql::upsert_resources`].
+/// [`super::resource_columns::upsert_cols`] of every row written, as the other backends' multi-row upsert does.
 pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     let mut columns: [Vec<String>; 10] = Default::default();
     let mut owners: Vec<Option<String>> = Vec::with_capacity(rows.len());
@@ -44,7 +45,7 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     }
     let [namespace, name, group, version, resource, kind, rv, uid, hash, object] = columns;
     let mut b = Builder::new(Dialect::Postgres, "INSERT INTO resources (");
-    b.push(super::sql::RESOURCE_COLUMNS).push(") SELECT t.namespace, t.name, ").bind(cluster);
+    b.push(RESOURCE_COLUMNS).push(") SELECT t.namespace, t.name, ").bind(cluster);
     b.push(
         ", t.\"group\", t.version, t.resource, t.kind, t.rv, t.owner, t.uid, t.hash, \
          t.object, COALESCE(to_timestamp(CAST(t.created AS DOUBLE PRECISION)), \
@@ -89,7 +90,7 @@ pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
 mod tests {
     use super::*;
     use crate::store::StoredObject;
-    use crate::store::sql::Arg;
+    use crate::store::statement::Arg;
     use mc_types::Gvr;
 
     #[test]

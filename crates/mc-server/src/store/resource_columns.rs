@@ -1,0 +1,42 @@
+//! The `resources` table's columns, and an object prepared for writing into them.
+
+use super::StoredObject;
+use super::statement::{Col, Dialect};
+
+/// Columns written by an upsert, in bind order.
+pub(crate) const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
+     resource_version, owner, uid, hash, object, create_at, update_at, delete_at";
+
+/// The unique natural key, as declared by `uq_resources_key`.
+pub(crate) const RESOURCE_KEY: &str = "\"group\", version, resource, cluster, namespace, name";
+
+/// Columns replaced when the natural key already exists.
+pub(crate) const RESOURCE_UPDATED: [&str; 9] =
+    ["kind", "resource_version", "owner", "uid", "hash", "object", "create_at", "update_at", "delete_at"];
+
+/// An object prepared for writing: its hash computed once.
+pub(crate) struct Prepared<'a> {
+    pub(crate) object: &'a StoredObject,
+    pub(crate) hash: String,
+}
+
+impl<'a> Prepared<'a> {
+    pub(crate) fn new(object: &'a StoredObject) -> Self {
+        let hash = hex(object.object.hash());
+        Self { object, hash }
+    }
+}
+
+pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text];
+
+/// What [`upsert_resources`] answers: [`IDS_BY_UID_COLS`], and on PostgreSQL whether the row was
+/// created by this statement (no label rows of it can exist yet).
+pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
+    const WITH_CREATED: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Bool];
+    if d == Dialect::Postgres { &WITH_CREATED } else { &IDS_BY_UID_COLS }
+}
+
+/// A [`digest`] as 16 hex digits, as the `hash` column holds it.
+pub(crate) fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
