@@ -171,7 +171,15 @@ pub fn load_or_generate(dir: &Path) -> Result<(String, bool)> {
 /// file's permissions.
 fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        // The data directory holds the store too: only the server's user may enter one it makes.
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        builder.create(dir)?;
     }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -190,6 +198,20 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_generated_token_and_the_directory_made_for_it_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let root = std::env::temp_dir().join(format!("mc-auth-{}-{nanos}", std::process::id()));
+        let file = root.join("data").join("token");
+        write_private(&file, "t").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(&root.join("data")), 0o700);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     fn auth(anonymous_read: bool) -> Auth {
         Auth::new(

@@ -229,6 +229,9 @@ mod tests {
         assert!(kc.auth_infos[0].auth_info.as_ref().unwrap().token.is_some());
     }
 
+    // Link-local refusals are tested here and in `transport` without a connection: a test that
+    // joined such an address through a running server would send packets off the machine
+    // whenever the check regressed.
     #[test]
     fn link_local_servers_are_refused_unless_allowed() {
         let servers = [

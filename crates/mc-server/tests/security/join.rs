@@ -338,28 +338,3 @@ async fn a_200_mib_version_answer_is_refused_as_too_large_without_reading_it() {
     }
 }
 
-#[tokio::test]
-async fn link_local_api_servers_are_refused_named_or_resolved() {
-    let env = TestEnv::from_env();
-    let server = McServer::start(&env, "sec-link-local", Options::default()).await;
-    let user = "    token: abc";
-    // Literal addresses: refused with the field, before any connection.
-    for target in ["https://169.254.169.254", "https://169.254.169.254:6443/x", "https://[fe80::1]:6443"] {
-        let (status, answer) = join(&server, "metadata", &kubeconfig(target, user), "").await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{target}: {answer}");
-        let error = answer["error"].as_str().unwrap();
-        assert!(error.contains("clusters[k].cluster.server") && error.contains("link-local"), "{error}");
-        assert!(error.contains("server.allowLinkLocalJoins"), "{error}");
-    }
-    // Names that resolve to one (number forms of 169.254.169.254, read by the system's resolver
-    // without asking DNS): refused when resolved, before any packet leaves.
-    for (target, query) in [("https://0xa9fea9fe:6443", ""), ("http://2852039166:6443", "&insecure=true")] {
-        let (status, answer) = join(&server, "metadata", &kubeconfig(target, user), query).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
-        let error = answer["error"].as_str().unwrap();
-        assert!(error.contains(target) && error.contains("169.254.169.254, a link-local address"), "{error}");
-    }
-    let (status, clusters) = server.get("/v1/clusters").await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(!clusters.to_string().contains("metadata"), "nothing was joined: {clusters}");
-}
