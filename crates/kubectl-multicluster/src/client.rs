@@ -1,4 +1,4 @@
-//! The HTTP client of mc-server's API (SPEC §6).
+//! The HTTP client of mc-server's API.
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -102,7 +102,7 @@ const RESOURCES_PATH: &str = "/v1/resources";
 /// What to list (the parameters of `/v1/list_with_cluster`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListQuery {
-    /// Resource type in any SPEC §3 form; the server resolves it. (The original server
+    /// Resource type in any form of the type syntax; the server resolves it. (The original server
     /// understands only `group/version/resource`; see [`crate::original`].)
     pub gvr: String,
     /// Only this cluster.

@@ -1,5 +1,5 @@
 //! Where the plugin finds mc-server and the master cluster: flags, then environment, then
-//! `~/.multi-cluster-operator/config` (SPEC §8). Every value remembers where it came from, so an
+//! `~/.multi-cluster-operator/config`. Every value remembers where it came from, so an
 //! error can say which setting to fix.
 
 use std::fmt;

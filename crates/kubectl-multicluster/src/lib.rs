@@ -1,4 +1,4 @@
-//! `kubectl-multicluster`: the kubectl plugin of SPEC §8. It asks mc-server for objects of every
+//! `kubectl-multicluster`: the kubectl plugin. It asks mc-server for objects of every
 //! cluster and prints kubectl-like tables with a CLUSTER column; `apply`/`delete` act on the master
 //! cluster directly; `join`/`unjoin` go through the server.
 //!

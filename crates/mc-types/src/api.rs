@@ -1,4 +1,4 @@
-//! HTTP wire types of mc-server (SPEC §6), shared by the server and the CLI.
+//! HTTP wire types of mc-server, shared by the server and the CLI.
 //!
 //! The original's endpoints return bare JSON arrays, so pagination does not wrap them: the token
 //! for the next page travels in the [`CONTINUE_HEADER`] response header.

@@ -1,4 +1,4 @@
-//! Group/version/resource: the name of one resource type (SPEC §3).
+//! Group/version/resource: the name of one resource type.
 //!
 //! Three layers, parsed at the edge:
 //! - [`Gvr`] is a fully qualified resource type, the key the store and the watchers use;
@@ -115,7 +115,7 @@ impl Gvr {
         self.group.is_empty()
     }
 
-    /// Parses any form of SPEC §3. Forms with a recognisable version (`v1/pods`,
+    /// Parses any form of the type syntax. Forms with a recognisable version (`v1/pods`,
     /// `core/v1/pods`, `apps.v1.deployments`, `v1/apps/deployments`, …) become
     /// [`GvrSpec::Explicit`]; everything else that is well formed is a [`GvrSpec::Name`] to be
     /// resolved through discovery. Same as [`GvrSpec::parse`].
@@ -157,7 +157,7 @@ pub enum GvrSpec {
 }
 
 impl GvrSpec {
-    /// Parses any form of SPEC §3; see [`Gvr::parse_explicit`] for the forms.
+    /// Parses any form of the type syntax; see [`Gvr::parse_explicit`] for the forms.
     pub fn parse(input: &str) -> Result<Self> {
         if input.is_empty() {
             return Err(GvrError::Empty);

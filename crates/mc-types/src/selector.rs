@@ -1,4 +1,4 @@
-//! Label and field selectors in the Kubernetes text syntax (SPEC §6).
+//! Label and field selectors in the Kubernetes text syntax.
 //!
 //! [`LabelSelector`] accepts everything `kubectl -l` accepts except the numeric `<`/`>`
 //! operators: `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`, comma separated.

@@ -1,4 +1,4 @@
-//! The MultiClusterResource controller (SPEC §7): renders the template for every placed cluster,
+//! The MultiClusterResource controller: renders the template for every placed cluster,
 //! server-side applies it there, removes copies that lost their place, restores copies changed by
 //! hand, and cleans up behind a finalizer.
 

@@ -8,7 +8,7 @@ use mc_types::gvr::{DEFAULT_EXCLUDED_GROUPS, DEFAULT_EXCLUDED_RESOURCES, Resourc
 /// Which resource types to sync, from the `sync` section and a cluster's `resources` allow-list.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    /// Groups never synced (defaults of SPEC §3 plus the config's `excludeGroups`).
+    /// Groups never synced (the default exclusions plus the config's `excludeGroups`).
     pub exclude_groups: BTreeSet<String>,
     /// Resources (plural, or `plural.group`) never synced.
     pub exclude_resources: BTreeSet<String>,
@@ -17,7 +17,7 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The defaults of SPEC §3 plus extra exclusions.
+    /// The default exclusions plus extra exclusions.
     pub fn new(extra_groups: &[String], extra_resources: &[String], allow: Vec<String>) -> Self {
         let mut exclude_groups: BTreeSet<String> =
             DEFAULT_EXCLUDED_GROUPS.iter().map(|s| s.to_string()).collect();

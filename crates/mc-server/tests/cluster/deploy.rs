@@ -1,4 +1,4 @@
-//! deploy/ (SPEC §9): the manifests and the Helm chart are accepted by a real API server, and the
+//! deploy/: the manifests and the Helm chart are accepted by a real API server, and the
 //! RBAC they grant is enough for mc-server — and no more than it uses.
 
 use std::io::Write;

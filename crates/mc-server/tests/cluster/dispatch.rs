@@ -1,4 +1,4 @@
-//! MultiClusterResources are dispatched to member clusters, kept there and cleaned up (SPEC §7).
+//! MultiClusterResources are dispatched to member clusters, kept there and cleaned up.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

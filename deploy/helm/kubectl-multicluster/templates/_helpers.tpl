@@ -85,7 +85,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- toJson $out }}
 {{- end }}
 
-{{/* The server configuration file (SPEC §2). The storage URL is passed as MC_STORAGE. */}}
+{{/* The server configuration file. The storage URL is passed as MC_STORAGE. */}}
 {{- define "kubectl-multicluster.config" -}}
 {{- $master := dict "clusterName" .Values.master.name "isMaster" true "configPath" "" }}
 {{- with .Values.master.labels }}{{ $_ := set $master "labels" . }}{{ end }}
