@@ -11,6 +11,7 @@ pub mod notice;
 pub mod object;
 pub mod resilient;
 pub mod shard;
+pub mod type_health;
 pub mod watch;
 pub mod watched;
 pub mod writer;
