@@ -11,6 +11,7 @@ use mc_types::api::CONTINUE_HEADER;
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
+use super::warnings::{add_warnings, answer_warnings};
 use super::{ApiError, ApiResult, AppState, params, streamed};
 use crate::store::{Order, Query as StoreQuery, RawObject};
 
@@ -234,40 +235,6 @@ fn page_response(
     }
     add_warnings(&mut resp, warnings);
     resp
-}
-
-/// The `Warning`s of an answer to `query` that holds objects of `clusters` (SPEC §12): one per
-/// such cluster that is not `Synced`, and one per cluster in the query's scope that cannot list
-/// the query's type (its objects may be missing, so it warns whether or not it has rows here).
-pub fn answer_warnings<'a>(
-    state: &AppState,
-    query: &StoreQuery,
-    clusters: impl Iterator<Item = &'a str>,
-) -> Vec<String> {
-    let present: std::collections::BTreeSet<&str> = clusters.collect();
-    let behind = state.sync.health.failing_since();
-    let mut warnings = Vec::new();
-    for c in state.registry.all() {
-        if present.contains(c.name()) {
-            warnings.extend(c.info(behind).staleness_warning());
-        }
-        if let Some(gvr) = &query.gvr
-            && query.cluster.as_deref().is_none_or(|q| q == c.name())
-        {
-            warnings.extend(c.type_warning(gvr));
-        }
-    }
-    warnings
-}
-
-/// Adds `Warning: 299 - "…"` headers, as Kubernetes does for its own warnings.
-pub fn add_warnings(resp: &mut Response, warnings: Vec<String>) {
-    for w in warnings {
-        let text = format!("299 - \"{}\"", w.replace(['"', '\\'], "'"));
-        if let Ok(v) = HeaderValue::from_str(&text) {
-            resp.headers_mut().append(axum::http::header::WARNING, v);
-        }
-    }
 }
 
 /// `GET /v1/list`: a JSON array of objects.

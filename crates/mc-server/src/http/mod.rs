@@ -8,9 +8,11 @@ pub mod kube;
 pub mod list;
 pub mod openapi;
 pub mod params;
+pub mod status;
 pub mod streamed;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod warnings;
 pub mod watch;
 
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mc_types::ClusterName;
 
-use super::kube::status::KubeError;
+use super::status::KubeError;
 use super::{ApiError, ApiResult};
 use crate::clusters::Registry;
 use crate::store::{Cursor, Query};

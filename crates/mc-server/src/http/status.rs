@@ -6,7 +6,7 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::http::ApiError;
+use super::ApiError;
 
 /// A failed Kubernetes API call.
 #[derive(Debug)]

@@ -92,16 +92,16 @@ pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
 pub type Pages =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<Vec<(String, RawObject)>, super::ApiError>> + Send>>;
 
-/// `Warning`s of an answer that starts with `first` (see [`super::list::answer_warnings`]): for
+/// `Warning`s of an answer that starts with `first` (see [`super::warnings::answer_warnings`]): for
 /// the clusters of its rows or — when more pages follow and the clusters of their rows are known
 /// only at the end — for every cluster in the query's scope.
 pub fn warnings(state: &AppState, query: &Query, first: &Page) -> Vec<String> {
     if first.next.is_none() {
-        return super::list::answer_warnings(state, query, first.items.iter().map(|(c, _)| c.as_str()));
+        return super::warnings::answer_warnings(state, query, first.items.iter().map(|(c, _)| c.as_str()));
     }
     let scope: Vec<String> = match &query.cluster {
         Some(c) => vec![c.clone()],
         None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
     };
-    super::list::answer_warnings(state, query, scope.iter().map(String::as_str))
+    super::warnings::answer_warnings(state, query, scope.iter().map(String::as_str))
 }

@@ -23,9 +23,9 @@ use tower::ServiceExt;
 
 use super::{AppState, router};
 use crate::auth::Auth;
-use crate::membership::Membership;
 use crate::clusters::transport::Addresses;
 use crate::clusters::{Cluster, ClusterSpec, Registry};
+use crate::membership::Membership;
 use crate::metrics::Metrics;
 use crate::store::{Change, Store, StoredObject};
 use crate::sync::{Prepare, SyncContext, writer};

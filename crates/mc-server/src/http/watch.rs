@@ -83,7 +83,7 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
         });
     let body = Body::from_stream(events.map(Ok::<_, std::convert::Infallible>));
     let mut resp = ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response();
-    super::list::add_warnings(&mut resp, warnings);
+    super::warnings::add_warnings(&mut resp, warnings);
     Ok(resp)
 }
 

@@ -15,7 +15,7 @@ use mc_types::ResourceInfo;
 use serde_json::{Value, json};
 
 use super::negotiate::{self, Representation, negotiate};
-use super::status::{KubeError, KubeResult};
+use crate::http::status::{KubeError, KubeResult};
 use crate::http::{AppState, params};
 
 /// The verbs every served type has.

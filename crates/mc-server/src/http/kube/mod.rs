@@ -4,11 +4,12 @@
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
 //! objects; every method but GET answers 405 and says where to write.
 
+mod annotate;
 mod discovery;
+pub mod layout;
 mod negotiate;
 mod objects;
 pub mod rows;
-pub mod status;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -26,7 +27,7 @@ where
     H: Handler<T, AppState>,
     T: 'static,
 {
-    get(handler).fallback(status::read_only)
+    get(handler).fallback(crate::http::status::read_only)
 }
 
 /// Routes of this module, at the root and under `/clusters/{cluster}`.

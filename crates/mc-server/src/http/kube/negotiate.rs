@@ -6,7 +6,7 @@
 
 use axum::http::{HeaderMap, header};
 
-use super::status::KubeError;
+use crate::http::status::KubeError;
 
 /// What an answer is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,15 +10,16 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use mc_types::ResourceInfo;
-use mc_types::crd::CLUSTER_ANNOTATION;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
+use super::annotate::annotated;
+use super::layout::Layout;
 use super::negotiate::{self, Representation, negotiate};
-use super::status::{KubeError, KubeResult};
 use super::table;
-use crate::http::list::{add_warnings, answer_warnings};
 use crate::http::params::{self, shown};
+use crate::http::status::{KubeError, KubeResult};
+use crate::http::warnings::{add_warnings, answer_warnings};
 use crate::http::{AppState, streamed};
 use crate::store::{Query as StoreQuery, RawObject};
 
@@ -80,7 +81,7 @@ struct Params {
     resource_version: Option<String>,
     /// `None`: the server's longest (`timeoutSeconds` absent or 0, as Kubernetes reads 0).
     timeout: Option<std::time::Duration>,
-    layout: table::Layout,
+    layout: Layout,
     include: table::Include,
     send_initial_events: Option<bool>,
     allow_bookmarks: bool,
@@ -111,7 +112,7 @@ impl Params {
                 }
                 "watch" => p.watch = matches!(v.as_str(), "true" | "1"),
                 "view" => {
-                    p.layout = table::Layout::parse(&v).ok_or_else(|| {
+                    p.layout = Layout::parse(&v).ok_or_else(|| {
                         KubeError::bad_request(format!(
                             "view must be kubectl, plugin or plugin-wide, got \"{}\"",
                             shown(&v)
@@ -214,23 +215,6 @@ impl Params {
 fn partial(cluster: &str, object: &RawObject) -> Value {
     let mut value = annotated(cluster, object);
     json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": value["metadata"].take()})
-}
-
-/// The stored object with its cluster in [`CLUSTER_ANNOTATION`].
-pub(super) fn annotated(cluster: &str, object: &RawObject) -> Value {
-    let mut value = object.value();
-    annotate(cluster, &mut value);
-    value
-}
-
-/// Puts the cluster into an object's [`CLUSTER_ANNOTATION`].
-pub(super) fn annotate(cluster: &str, object: &mut Value) {
-    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
-        if let Some(map) = annotations.as_object_mut() {
-            map.insert(CLUSTER_ANNOTATION.into(), cluster.into());
-        }
-    }
 }
 
 /// `GET` of a collection: every matching object of the type.

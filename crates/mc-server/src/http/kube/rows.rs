@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::table::Layout;
+use super::layout::Layout;
 
 /// Rows kept at most (about 300 bytes each for pods).
 pub const CAPACITY: usize = 100_000;

@@ -14,33 +14,9 @@ use mc_types::ResourceInfo;
 use mc_types::printers::{self, Column, Ctx, TableSpec, View, deferred};
 use serde_json::{Value, json};
 
+use super::layout::Layout;
 use super::rows::{Cells, RowCache};
 use crate::store::{DigestRow, RawObject};
-
-/// Which layout a Table has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Layout {
-    /// kubectl's: `Name`, `Cluster` (over every cluster), then kubectl's columns with their
-    /// priorities.
-    #[default]
-    Kubectl,
-    /// The plugin's `list`: `Cluster`, `Name`, `Namespace`, then the original's columns.
-    Plugin,
-    /// The plugin's `list -o wide`: `Cluster`, `Name`, `Namespace`, then all kubectl columns.
-    PluginWide,
-}
-
-impl Layout {
-    /// The `view` query parameter.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "" | "kubectl" => Some(Layout::Kubectl),
-            "plugin" => Some(Layout::Plugin),
-            "plugin-wide" => Some(Layout::PluginWide),
-            _ => None,
-        }
-    }
-}
 
 /// What a row carries besides its cells (`includeObject`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -180,14 +156,14 @@ impl Format {
         let object = match self.include {
             Include::None => None,
             Include::Metadata => {
-                super::objects::annotate(cluster, &mut value);
+                super::annotate::annotate(cluster, &mut value);
                 let meta = value["metadata"].take();
                 Some(
                     json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}),
                 )
             }
             Include::Object => {
-                super::objects::annotate(cluster, &mut value);
+                super::annotate::annotate(cluster, &mut value);
                 Some(value)
             }
         };

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::table;
-use crate::http::list::add_warnings;
+use crate::http::warnings::add_warnings;
 use crate::http::{AppState, streamed};
 use crate::store::{Query, RawObject};
 use crate::sync::history::History;
@@ -183,7 +183,7 @@ fn event(kind: &str, cluster: &str, mut object: Value, rv: &str, table: Option<&
             "columnDefinitions": format.columns(),
             "rows": [format.row(cluster, object, &Ctx::now())],
         }),
-        None => super::objects::annotated(cluster, &RawObject::from_value(&object)),
+        None => super::annotate::annotated(cluster, &RawObject::from_value(&object)),
     };
     line(&json!({"type": kind, "object": object}))
 }
