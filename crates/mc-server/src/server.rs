@@ -6,11 +6,11 @@ use std::time::Duration;
 use anyhow::Context;
 use tracing::info;
 
-use crate::membership::Membership;
 use crate::clusters::{Cluster, ClusterSpec, Registry, connect};
 use crate::config::Settings;
 use crate::dispatch::{self, DispatchConfig};
 use crate::http::{AppState, router};
+use crate::membership::Membership;
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::{Prepare, SyncContext, spawn_cluster, writer};

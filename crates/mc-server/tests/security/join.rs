@@ -337,4 +337,3 @@ async fn a_200_mib_version_answer_is_refused_as_too_large_without_reading_it() {
         assert!(rise_mib <= 16.0, "chunked={chunked}: RSS rose by {rise_mib:.1} MiB");
     }
 }
-
