@@ -14,7 +14,7 @@ use crate::clusters::connect::resolve;
 #[derive(Debug, Parser)]
 #[command(name = "mc-server", version, about)]
 pub struct Args {
-    /// Server configuration file (SPEC §2).
+    /// Server configuration file.
     #[arg(long, env = "MC_CONFIG", default_value = "config.yaml")]
     pub config: PathBuf,
     /// Storage URL: sqlite://FILE, mysql://USER:PASS@HOST/DB or postgres://USER:PASS@HOST/DB

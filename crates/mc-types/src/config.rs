@@ -1,5 +1,5 @@
-//! The two configuration files: the server's cluster list (SPEC §2) and the CLI's
-//! `~/.multi-cluster-operator/config` (SPEC §8). Both keep the original Go project's keys.
+//! The two configuration files: the server's cluster list and the CLI's
+//! `~/.multi-cluster-operator/config`. Both keep the original Go project's keys.
 //!
 //! Loading parses, validates and normalises in one step, so code past the edge can rely on a
 //! [`ServerConfig`] having at least one cluster, unique DNS-label names and exactly one master.
@@ -192,7 +192,7 @@ impl PartialEq<&str> for ClusterName {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Server configuration (SPEC §2)
+// Server configuration
 // ---------------------------------------------------------------------------------------------
 
 /// The server's configuration file.
@@ -289,7 +289,7 @@ impl ClusterMetadata {
 /// One entry of a cluster's `resources` allow-list: `{rType: apps/v1/deployments}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceFilter {
-    /// The resource type, in any form of SPEC §3.
+    /// The resource type, in any form of the type syntax.
     #[serde(rename = "rType")]
     pub r_type: String,
 }
@@ -663,7 +663,7 @@ fn parse_yaml<T: de::DeserializeOwned>(text: &str, file: &Path) -> Result<T> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CLI configuration (SPEC §8)
+// CLI configuration
 // ---------------------------------------------------------------------------------------------
 
 /// The CLI's `~/.multi-cluster-operator/config`, with the original's keys.

@@ -12,7 +12,7 @@ use crate::cli::ApplyArgs;
 use crate::config::Settings;
 use crate::master::{self, Manifest, Master};
 
-/// Field manager of every apply, as the dispatch controller uses (SPEC §7).
+/// Field manager of every apply, as the dispatch controller uses.
 pub const FIELD_MANAGER: &str = "kubectl-multicluster";
 
 /// Runs `apply`. Objects are applied in order; a failure is reported and the others still go.

@@ -1,4 +1,4 @@
-//! HTTP API (SPEC §6): one router over the shared state; every module brings its routes.
+//! HTTP API: one router over the shared state; every module brings its routes.
 
 pub mod clusters;
 pub mod error;

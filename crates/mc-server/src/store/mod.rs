@@ -1,4 +1,4 @@
-//! The store: every object of every cluster in one SQL database (SPEC §4).
+//! The store: every object of every cluster in one SQL database.
 //!
 //! One [`Store`] type serves three backends, chosen by URL: embedded SQLite (`sqlite://path`),
 //! MySQL/MariaDB (`mysql://…`, `mariadb://…`) and PostgreSQL (`postgres://…`,

@@ -1,4 +1,4 @@
-//! The read-only Kubernetes API (SPEC §11): plain kubectl and kube-rs read every cluster through
+//! The read-only Kubernetes API: plain kubectl and kube-rs read every cluster through
 //! mc-server, on the same port and token.
 
 use std::path::PathBuf;

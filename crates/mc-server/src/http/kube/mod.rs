@@ -1,4 +1,4 @@
-//! The read-only Kubernetes API (SPEC §11), on the same port and token as the rest: discovery,
+//! The read-only Kubernetes API, on the same port and token as the rest: discovery,
 //! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
 //! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
