@@ -129,7 +129,7 @@ churn() { # namespace -> runs in background, output in $WORK/churn-NS.json
   CHURN_PID=$!
 }
 lease_ns() { "$BIN/kubectl" --kubeconfig "$MASTER" create namespace "$1" >/dev/null 2>&1 || true; }
-rand_between() { python3 -c "import random; print(round(random.uniform($1, $2), 2))"; }
+rand_between() { python3 -c 'import random, sys; print(round(random.uniform(float(sys.argv[1]), float(sys.argv[2])), 2))' "$1" "$2"; }
 
 scenario_kill9() {
   local ns=chaos-kill9-$RANDOM store="sqlite://$WORK/kill9.db"
