@@ -8,7 +8,7 @@
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
-#   scripts/bench.sh report    (the table in docs/benchmarks.md from the latest results files)
+#   scripts/bench.sh report    [--check] (the table in docs/benchmarks.md from the latest results files)
 #
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
 # Each run also writes its figures, machine and inputs to bench/results/<date>-<commit>-<mode>.json
@@ -21,7 +21,7 @@ ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
 [[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|report)$ ]] || usage 2 15
-[[ $MODE == report ]] && exec python3 scripts/bench/report.py
+[[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
 declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
