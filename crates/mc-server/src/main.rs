@@ -8,10 +8,9 @@ use tracing_subscriber::EnvFilter;
 
 // mimalloc hands freed memory back to the system far more readily than glibc's per-thread
 // arenas, which keeps the server's RSS close to what it actually holds after a large sync. It is
-// built without transparent huge pages (`no_thp`): with them, every 2 MiB region it touched
-// counted whole in RSS and was zeroed whole by the kernel, 10 % of a first sync's CPU. Without
-// them a first sync of 90k objects peaks about 30 MiB lower, settles about 25 MiB lower and
-// takes 7 % less CPU (README, "Benchmarks").
+// built without transparent huge pages (`no_thp`): with them, every 2 MiB region it touches
+// counts whole in RSS and is zeroed whole by the kernel, which raises both the peak and the CPU
+// of a first sync. See docs/adr/0013-mimalloc-without-huge-pages.md.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

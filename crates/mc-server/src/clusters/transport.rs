@@ -1,8 +1,9 @@
 //! The HTTP transport to API servers. kube's own client speaks HTTP/1.1 only, so every watch
-//! holds a TLS connection of its own: ~59 per cluster, 59,000 for a thousand clusters. This one
-//! offers HTTP/2 through ALPN, as client-go does, and the watches of a cluster share one
-//! connection (an API server that answers HTTP/1.1 only gets one connection per request, as
-//! before). Auth, base URI and extra headers are kube's own layers.
+//! holds a TLS connection of its own: one per watched type, tens per cluster, tens of thousands
+//! for a thousand clusters (see docs/adr/0015-http2-to-api-servers.md). This one offers HTTP/2
+//! through ALPN, as client-go does, and the watches of a cluster share one connection (an API
+//! server that answers HTTP/1.1 only gets one connection per request, as before). Auth, base URI
+//! and extra headers are kube's own layers.
 
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;

@@ -141,9 +141,8 @@ fn drift_triggers(
     rx: tokio::sync::broadcast::Receiver<Arc<crate::sync::notice::Notice>>,
     ctx: Arc<Context>,
 ) -> impl Stream<Item = ObjectRef<MultiClusterResource>> + Send + 'static {
-    // Every object the sync writes passes here (90,000 in a first sync of 3 × 30k ConfigMaps):
-    // a searcher built once, with SIMD, rather than `str::contains` (about 1 % of a first
-    // sync's CPU).
+    // Every object the sync writes passes here: a searcher built once, with SIMD, rather than
+    // `str::contains` on each (see docs/adr/0005-objects-as-the-api-servers-text.md).
     let marked = memchr::memmem::Finder::new(OWNER_ANNOTATION).into_owned();
     stream::unfold((rx, ctx, marked), |(mut rx, ctx, marked)| async move {
         loop {

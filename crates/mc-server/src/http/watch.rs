@@ -111,9 +111,9 @@ fn line(ev: WatchEvent) -> Bytes {
 /// The objects a watch has shown its client, by key (cluster, namespace, name). A key is kept as
 /// its 64-bit hash under a key random per watch: 9 bytes per table slot (~10–20 per object with
 /// the table's spare room) instead of ~73 plus three string allocations, so a watch over a
-/// million objects holds ~20 MiB instead of ~250. Two keys of one watch share a hash
-/// with a probability of about n²/2⁶⁵ (3·10⁻⁸ at a million); the cost would be one `MODIFIED`
-/// where `ADDED` was due, and a client cannot aim for it without the key.
+/// million objects stays small (see docs/adr/0017-resource-versions-and-history.md). Two keys
+/// of one watch share a hash with a probability of about n²/2⁶⁵ (3·10⁻⁸ at a million); the cost
+/// would be one `MODIFIED` where `ADDED` was due, and a client cannot aim for it without the key.
 ///
 /// A watch resumed from a `resourceVersion` does not know what its client holds: it counts every
 /// object as possibly held until it has told the client otherwise, so an object that stops

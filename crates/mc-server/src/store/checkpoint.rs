@@ -3,9 +3,9 @@
 //!
 //! SQLite copies its log into the database (a checkpoint) inside the commit that grows the log
 //! past `wal_autocheckpoint` pages: that commit then also syncs the log, copies the pages it
-//! holds and syncs the database file. With 64 MiB of log under a watch churn of 1,000
-//! changes/s, such a commit took 76–87 ms (337 ms once), in which no change was written, about
-//! once every 7 s: the slowest hundredth of changes waited for it.
+//! holds and syncs the database file, and no change is written meanwhile. Under a steady watch
+//! churn the slowest changes are the ones that wait for it (see
+//! docs/adr/0007-sqlite-checkpoints-off-the-writer.md).
 //!
 //! [`Checkpoints`] checkpoints from a task of its own every [`EVERY`] (`PASSIVE`: it never waits
 //! for the writer, nor the writer for it; the log goes on growing while it copies). What the

@@ -3,10 +3,9 @@
 //! A first sync writes every object of every cluster at once, and on SQLite its single writer is
 //! the critical path of the server's start. Two of the indexes cost more kept up row by row than
 //! built at the end from the finished tables: `ix_resources_namespace` (a namespace across every
-//! cluster) and `ix_resource_labels_kv` (label selectors). Measured on 3 × 30k ConfigMaps:
-//! - SQLite: the same writes took 0.4–0.5 s and 0.5–0.7 core-seconds less without them, and
-//!   building both afterwards takes about 0.1 s;
-//! - PostgreSQL: a first sync took 3.7–4.0 s without them against 4.2–4.8 s.
+//! cluster) and `ix_resource_labels_kv` (label selectors). On SQLite and PostgreSQL the writes
+//! without them plus one build afterwards take less time and CPU than keeping them up (see
+//! docs/adr/0012-deferred-indexes.md).
 //!
 //! The other indexes stay: the natural key finds the row an upsert replaces, and the
 //! cluster-led order serves the per-cluster counts taken during the sync.
@@ -101,8 +100,8 @@ impl Store {
         if self.dialect() == Dialect::MySql {
             return Ok(0);
         }
-        // Each in a transaction of its own: PostgreSQL builds them at the same time (0.3 s one
-        // after the other at 90k objects); SQLite's single writer takes them in turn.
+        // Each in a transaction of its own: PostgreSQL builds them at the same time rather than
+        // one after the other; SQLite's single writer takes them in turn.
         let built = futures::future::try_join_all(DEFERRABLE.map(|name| self.build_one(name))).await?;
         Ok(built.into_iter().filter(|&b| b).count())
     }
@@ -131,8 +130,9 @@ impl Store {
         b.bind(name);
         if tx.fetch(b.finish(), &[Col::Text]).await?.is_empty() {
             // SQLite sorts the keys in a temporary file, not in memory: with the connections'
-            // `temp_store = MEMORY` (for statement journals), building both at 1M objects held
-            // 93 MiB more, for good (SQLite's allocator keeps it), in the same time.
+            // `temp_store = MEMORY` (for statement journals), the sort's memory stays held for
+            // good (SQLite's allocator keeps it), for no gain in time (see
+            // docs/adr/0012-deferred-indexes.md).
             let sqlite = d == Dialect::Sqlite;
             if sqlite {
                 tx.execute(Builder::new(d, "PRAGMA temp_store = FILE").finish()).await?;

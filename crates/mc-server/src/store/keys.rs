@@ -4,8 +4,9 @@
 //! takes 24 bytes here: its uid is a UUID (the API server gives every object one) in 16, its
 //! resource version a number (etcd's revision) in 8, whose top bit marks it listed. They are kept
 //! sorted in one array, found through an index of their leading bits: a hash map of the same
-//! entries takes 25 bytes a bucket and up to twice the buckets (a million objects in three
-//! clusters: about 39 against 24 MB). Any other text is kept as it is, so equality stays exact.
+//! entries takes 25 bytes a bucket and up to twice the buckets (see
+//! docs/adr/0016-relist-keys-in-a-sorted-array.md). Any other text is kept as it is, so equality
+//! stays exact.
 
 // Seeded foldhash rather than SipHash: every stored object of the type is hashed twice.
 use foldhash::{HashMap, HashSet};

@@ -419,10 +419,11 @@ struct Tx {
 }
 
 /// The largest watch batch of upserts only whose text [`Store::one_text`] keeps prepared (one
-/// text for each number of objects, on the upserts' connection). Each text was parsed and
-/// planned anew: at 1,000 changes/s, a sixth of mc-server's CPU; a batch of 3 objects now
-/// takes a third of the time, of 8 to 48 20-40 % less. Most batches hold a few objects; the
-/// prepared texts of up to 16 take ~0.8 MiB (all 63 below 64 would take ~9 MiB).
+/// text for each number of objects, on the upserts' connection). A text not kept is parsed and
+/// planned anew, which under a watch churn is a large part of mc-server's CPU. Most batches hold
+/// a few objects, and every kept text is memory on the connection: the sizes up to 16 cover the
+/// common batches, and keeping every size below 64 would cost ten times that for rare ones (see
+/// docs/adr/0009-sqlite-watch-batches-in-one-text.md).
 const KEPT_TEXTS_UP_TO: usize = 16;
 
 /// A write transaction as one text (see [`Store::one_text`]).
@@ -593,10 +594,10 @@ impl Store {
 
     /// Refreshes the query planner's statistics where the database does not do it by itself
     /// (SQLite). Without them SQLite scans every row of a type for a label query instead of
-    /// starting from the label index. The statistics are exact (every index is read: 0.1 s at
-    /// 90k objects): sampled ones (`analysis_limit = 1000`) put a namespace holding all 90k
-    /// ConfigMaps at 82 rows, and a limited label query then walked the whole namespace in index
-    /// order (20 ms of keys alone for 900 hits, against 4 ms from the label index).
+    /// starting from the label index. The statistics are exact (every index is read): sampled
+    /// ones (`analysis_limit = 1000`) can put a large namespace at a few rows, and a limited
+    /// label query then walks the whole namespace in index order instead of starting from the
+    /// label index (see docs/adr/0020-store-query-plans.md).
     pub async fn optimize(&self) -> Result<()> {
         if let Pool::Sqlite(p) = &self.pool {
             let _guard = Arc::clone(&self.write_lock).lock_owned().await;
@@ -658,10 +659,9 @@ impl Store {
     /// and updates objects and replaces their label rows. On SQLite it runs without foreign key
     /// checks, which only matter to a deletion (a label row goes with its object through
     /// `ON DELETE CASCADE`): a multi-row insert into `resources` looks for label rows of every
-    /// new row, and every label row inserted looks up its object. On 3 × 30k ConfigMaps a first
-    /// sync took 3-4 % less time and CPU without them (12 alternating runs each; the lookups were
-    /// about 4 % of the process's samples). A file store runs them on a connection opened without
-    /// the checks (see [`sqlite::Pools`]).
+    /// new row, and every label row inserted looks up its object: lookups that writes deleting
+    /// nothing need not pay (see docs/adr/0008-sqlite-bulk-writes.md). A file store runs them on
+    /// a connection opened without the checks (see [`sqlite::Pools`]).
     async fn begin_upserts(&self) -> Result<Tx> {
         self.begin_as(Access::Upserts).await
     }
@@ -1074,9 +1074,9 @@ async fn identities(tx: &mut Tx, gvr: &Gvr, ids: &[i64]) -> Result<Vec<Change>> 
 /// One page of query rows in the [`sql::QUERY_COLS`] shape. On SQLite a limited page whose rows
 /// must be sorted ([`sql::sorts_rows`]) is read as its sort keys and row ids first, then its
 /// objects by id: SQLite sorts an `ORDER BY … LIMIT` in a b-tree that carries each row's whole
-/// object, which made a page of 900 objects of 1 KB 2.5× slower than the same query without a
-/// limit (the keys alone sort as fast either way). A page read along an index in its order is
-/// read in one step: the second read of every row made pages of one type about a third slower.
+/// object, while the keys alone sort as fast as without a limit. A page read along an index in
+/// its order is read in one step: it needs no sort, and a second read of every row only costs
+/// time (see docs/adr/0020-store-query-plans.md).
 async fn fetch_page(
     tx: &mut Tx,
     filter: &SqlFilter<'_>,
@@ -1137,8 +1137,7 @@ async fn apply_in(
                 object.validate()?;
                 // A first list's page among watch events of other types: the page's objects
                 // go in chunks of their own, so an event's stored object sends no chunk of
-                // new rows to the upsert (3 chunks of 500 per first sync of 3 × 30k on
-                // SQLite, one of 1,001 on PostgreSQL).
+                // new rows to the upsert (see docs/adr/0008-sqlite-bulk-writes.md).
                 if expect == Expect::NewRows && chunk_type.is_some_and(|gvr| gvr != &object.gvr) {
                     write_pending(tx, cluster, &mut pending, expect).await?;
                 }
@@ -1295,7 +1294,8 @@ async fn write_objects(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>], exp
             .collect();
         // A created row has no label rows yet. Skipping their delete also spares PostgreSQL a
         // plan made while the table was nearly empty: on some connections it scanned the whole
-        // label table, and a first sync's batches slowed as it filled (0.16 s → 0.9 s).
+        // label table, and a first sync's batches slowed as it filled (see
+        // docs/adr/0010-postgresql-arrays-and-copy.md).
         if !stale.is_empty() {
             let delete = sql::delete_labels(d, &stale);
             overlapped(tx.execute(delete), || labels.extend(sql::label_rows(with_ids))).await.0?;

@@ -19,12 +19,12 @@ pub(crate) const CHUNK: usize = 500;
 /// whole statements first, then what is left in pieces of a power of two, largest first, down
 /// to a rest of fewer than [`ONE_STATEMENT_BELOW`] rows in one statement (201 rows: 128, 64, then 9
 /// in one). Each size from 64 up then comes back with the same text and is kept prepared (see
-/// [`kept`]), where a rest of any size was parsed again each time (the label rows of every list
-/// page: 2.6 % of the writer's SQLite thread in a first sync). Elsewhere what is left goes in
-/// one statement: PostgreSQL binds whole columns as arrays, one text for any number of rows; on
+/// [`kept`]), where a rest of any size would be parsed again each time (the label rows of every
+/// list page; see docs/adr/0008-sqlite-bulk-writes.md). Elsewhere what is left goes in one
+/// statement: PostgreSQL binds whole columns as arrays, one text for any number of rows; on
 /// MySQL/MariaDB a transaction of more statements holds its locks longer, and writers of
-/// different clusters at once (replicas sharing it) deadlocked again and again (12 writers of 20
-/// objects each, 50 deadlocks in a row in the store scenario).
+/// different clusters at once (replicas sharing it) deadlock again and again (see
+/// docs/adr/0011-mysql-first-lists-as-plain-inserts.md).
 fn piece(d: Dialect, n: usize, most: usize) -> usize {
     match n {
         _ if d != Dialect::Sqlite || n >= most || n < ONE_STATEMENT_BELOW => n.min(most),
@@ -34,9 +34,10 @@ fn piece(d: Dialect, n: usize, most: usize) -> usize {
 
 /// Rows that go in one statement however many they are (see [`piece`]): a watch batch's few
 /// changes. Cut in powers of two, 5 upserts took 2 upserts, 2 label deletes and 2 label inserts,
-/// each a round trip to SQLite's thread, instead of one each; at 1,000 changes/s across 3
-/// clusters their latency was ~4 ms higher at p50 (the builds watched side by side, see
-/// `scripts/bench.sh watch`). A text this small is parsed in microseconds.
+/// each a round trip to SQLite's thread, instead of one each, and under a watch churn those
+/// round trips are what a change waits for (see
+/// docs/adr/0009-sqlite-watch-batches-in-one-text.md). A text this small costs little to parse
+/// anew.
 const ONE_STATEMENT_BELOW: usize = 64;
 
 /// Whether a write statement of `n` rows (of `most` at most) is one whose text comes back (see
@@ -107,8 +108,9 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
     push_resource_rows(&mut b, cluster, rows, None);
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
-    // SQLite parsed every full chunk's text again (a tenth of the writer's time in a first
-    // sync), MariaDB prepared it again (a sixth of its time); chunks of the sizes `piece` cuts
+    // Kept prepared: SQLite would parse every full chunk's text again and MariaDB prepare it
+    // again, on the writer's path (see docs/adr/0008-sqlite-bulk-writes.md and
+    // docs/adr/0011-mysql-first-lists-as-plain-inserts.md); chunks of the sizes `piece` cuts
     // come back with the same text.
     if kept(rows.len(), CHUNK) {
         b.reusable();

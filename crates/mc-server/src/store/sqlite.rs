@@ -20,8 +20,8 @@ static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
 /// keys. A file store writes upserts (see `Store::begin_upserts`) on a connection of its own
 /// opened without the checks: switching them per transaction (`PRAGMA foreign_keys`, as the
 /// single connection of `:memory:` still does) expires every statement the connection keeps
-/// prepared, so each multi-row upsert of thousands of parameters was parsed again in the next
-/// transaction (6.5 % of mc-server's samples in a first sync of 3 × 30k ConfigMaps).
+/// prepared, so each multi-row upsert of thousands of parameters would be parsed again in the
+/// next transaction (see docs/adr/0008-sqlite-bulk-writes.md).
 #[derive(Clone)]
 pub(super) struct Pools {
     pub(super) main: SqlitePool,

@@ -279,9 +279,9 @@ impl Builder {
     }
 
     /// `(k1, k2, …) > (v1, v2, …)`: rows after a cursor. MariaDB does not scan an index range
-    /// for a row-value comparison (it sorted every remaining row for each page: 0.8 s a page at
-    /// a million rows), so there it is spelled out as the equivalent disjunction
-    /// `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`, whose ranges it does scan.
+    /// for a row-value comparison (it sorts every remaining row for each page; see
+    /// docs/adr/0020-store-query-plans.md), so there it is spelled out as the equivalent
+    /// disjunction `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`, whose ranges it does scan.
     pub(crate) fn push_after(&mut self, keys: &[(&str, &str)]) -> &mut Self {
         if self.dialect != Dialect::MySql {
             let columns: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();

@@ -2,9 +2,9 @@
 //! and only the item being read is held, so a list of any length is read in the memory of one
 //! object.
 //!
-//! An API server answers a list without `limit` from its watch cache, which often costs it about
-//! half the CPU of the same list in pages (see `super::list_watch`). Read whole, such a list
-//! would hold every object at once; read with this, it holds one.
+//! An API server answers a list without `limit` from its watch cache, which costs it less CPU
+//! than the same list in pages (see `super::list_watch` and docs/adr/0002-unpaged-first-lists.md).
+//! Read whole, such a list would hold every object at once; read with this, it holds one.
 
 use std::fmt;
 

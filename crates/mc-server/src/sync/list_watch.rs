@@ -4,16 +4,17 @@
 //! kube's watcher reads a list in pages. An API server answers a list without pages from its
 //! watch cache, but pages after the first from etcd, unless it still holds a snapshot of the type
 //! at the list's version (1.34 and later keep one until the next etcd compaction after the
-//! type's last change, so not for most types of a cluster). From etcd, pages cost about twice the
-//! CPU (3 clusters × 30,000 ConfigMaps: 2.2–2.5 core-seconds against 0.9–1.2, and 1.2 s against
-//! 0.6 s). So a first page of at most [`PROBE`] objects tells how large the list is: a list of at most
-//! [`ListSizes::unpaged_max`] objects is read again whole, without pages, and parsed as it
-//! arrives ([`ListReader`]), so it holds one object at a time whatever its length; a larger list
-//! is read in pages, as before, which bounds the time a slow reader holds one answer; should
-//! such a list outlive etcd's compaction (its continue token expires), it starts over in one
-//! answer. The store's pace is the reader's: an API server ends a request after a minute
-//! (`--request-timeout`), so a list read in one answer that breaks off is read again in pages, and
-//! so are the next lists of this list+watch (what it wrote stays, and is skipped as unchanged).
+//! type's last change, so not for most types of a cluster). From etcd, pages cost the API server
+//! more CPU and time than one answer from its watch cache (see
+//! docs/adr/0002-unpaged-first-lists.md). So a first page of at most [`PROBE`] objects tells how
+//! large the list is: a list of at most [`ListSizes::unpaged_max`] objects is read again whole,
+//! without pages, and parsed as it arrives ([`ListReader`]), so it holds one object at a time
+//! whatever its length; a larger list is read in pages, as before, which bounds the time a slow
+//! reader holds one answer; should such a list outlive etcd's compaction (its continue token
+//! expires), it starts over in one answer. The store's pace is the reader's: an API server ends
+//! a request after a minute (`--request-timeout`), so a list read in one answer that breaks off
+//! is read again in pages, and so are the next lists of this list+watch (what it wrote stays, and
+//! is skipped as unchanged).
 //! Watching is kube's watcher's: bookmarks, the server's 290 s timeout, a relist on `410 Gone`.
 
 use std::collections::VecDeque;
@@ -42,10 +43,10 @@ pub struct ListSizes {
 }
 
 impl Default for ListSizes {
-    /// Pages of 2,000 (on 3 × 30,000 ConfigMaps, pages of 500 cost the API servers 2.5 s and
-    /// pages of 2,000 1.6 s). At most 500,000 objects in one answer: the writer stores that many
-    /// in 15–30 s (SQLite and PostgreSQL, 3 × 333,334 ConfigMaps listed at once), within the
-    /// API server's one-minute limit on a request; API servers since 1.33 write a list's answer
+    /// Pages of 2,000: smaller pages cost the API servers more time. At most 500,000 objects in
+    /// one answer: the writer must store that many within the API server's one-minute limit on a
+    /// request, as SQLite and PostgreSQL do with room to spare (see
+    /// docs/adr/0002-unpaged-first-lists.md); API servers since 1.33 write a list's answer
     /// an item at a time (earlier ones build it whole, about 1.3 KB per ConfigMap: lower it for
     /// those), and client-go's informers ask for whole lists from the watch cache too.
     fn default() -> Self {
@@ -55,9 +56,9 @@ impl Default for ListSizes {
 
 /// Objects asked for in the first page of a list that may be read again whole: enough to finish
 /// most types' lists in one request, few enough that reading a large list's first page only to
-/// learn its size costs little. A probe of 2,000 (the page size) made the 3 API servers spend
-/// about 0.1 core-seconds more on 3 × 30,000 ConfigMaps, 6,000 objects they encoded and
-/// mc-server parsed for nothing.
+/// learn its size costs little. A probe as large as a page would have the API server encode, and
+/// mc-server parse, a page of objects for nothing whenever the list is read again whole (see
+/// docs/adr/0002-unpaged-first-lists.md).
 const PROBE: u32 = 100;
 
 /// The API server closes a watch after 290 s (kube's default); one silent for 5 s more than that

@@ -22,7 +22,8 @@ const MAX_BATCH: usize = 2000;
 /// waits. With the message queue (at most [`MAX_BATCH`] messages, pages and control messages
 /// counted as one) this bounds what waits in memory to about `MAX_QUEUED + MAX_BATCH` objects,
 /// however many types and clusters list at once (and a page being filled per listing type).
-/// Twice the writer's batch keeps it busy: 8,000 took no less time and held 4,000 objects more.
+/// Twice the writer's batch keeps it busy; a longer queue holds more objects without shortening a
+/// sync (see docs/adr/0001-single-writer.md).
 pub const MAX_QUEUED: usize = 4000;
 
 /// What the watchers tell the writer.
