@@ -1,5 +1,6 @@
-//! Drop-in replacement of the Go original (issue 16): a master that holds the original's CRDs and
-//! objects, an mc-server on a shared MariaDB, and every request the original's CLI sends.
+//! Drop-in replacement of the Go original (docs/migrating-from-go.md): a master that holds the
+//! original's CRDs and objects, an mc-server on a shared MariaDB, and every request the
+//! original's CLI sends.
 
 use std::time::Duration;
 

@@ -1,7 +1,8 @@
-//! Printer parity with the real kubectl (issue 14): for each of 42 built-in types and a custom
-//! resource, `kubectl get T -A` (and `-o wide`) against a cluster and through mc-server's
-//! `/clusters/NAME` print the same columns and values (ages within their rounding); over every
-//! cluster the same rows come with a CLUSTER column, plus the other clusters' rows.
+//! Printer parity with the real kubectl (the Tables of mc-server's Kubernetes API,
+//! docs/kubernetes-api.md): for each of 42 built-in types and a custom resource,
+//! `kubectl get T -A` (and `-o wide`) against a cluster and through mc-server's `/clusters/NAME`
+//! print the same columns and values (ages within their rounding); over every cluster the same
+//! rows come with a CLUSTER column, plus the other clusters' rows.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1012,7 +1012,8 @@ pub async fn the_change_feed_carries_what_other_replicas_wrote_in_commit_order(c
 
 /// A read dropped half-way, at any point (a client that went away, a probe's timeout), BEGIN's
 /// round trip included, leaves no pooled connection inside a transaction or with an answer
-/// unread: the store's later operations all finish (on MySQL, 3 runs in 20 hung before).
+/// unread: the store's later operations all finish (on MySQL such a connection hung its next
+/// user; see docs/adr/0019-store-steps-in-their-own-task.md).
 pub async fn reads_cancelled_at_any_point_leave_no_connection_in_a_transaction(ctx: Ctx) {
     let s = &ctx.store;
     s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[])]).await.unwrap();
@@ -1065,8 +1066,9 @@ pub async fn first_lists_cancelled_at_any_point_commit_all_or_nothing(ctx: Ctx) 
     };
     // Small lists dropped 0–490 µs after they began (around their BEGIN and first statements),
     // then lists of 2,500 dropped 0–380 ms after they began, closer together first (amid their
-    // chunks, a PostgreSQL `COPY`, the commit). Without its BEGIN in a task of its own, SQLite's
-    // writer connection was left inside a transaction in 1 to 3 of 4 runs.
+    // chunks, a PostgreSQL `COPY`, the commit). It is what shows that SQLite's BEGIN needs a task
+    // of its own too: without one, the writer connection is left inside a transaction (see
+    // docs/adr/0019-store-steps-in-their-own-task.md).
     let attempts = (0..1000u64).map(|i| (format!("s{i:04}"), 20, Err(i % 50 * 10)));
     let attempts = attempts.chain((0..40u64).map(|i| (format!("l{i:02}"), 2500, Ok(i * i / 4))));
     let mut written: Vec<(String, u64)> = Vec::new();
