@@ -467,10 +467,10 @@ pub struct SyncSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_page_size: Option<u32>,
     /// A list of at most this many objects is read in one answer, which the API server serves
-    /// from its watch cache for about half the CPU of pages, and parsed as it arrives; a larger
-    /// one is read in pages, and so is a type whose list in one answer broke off. Default
-    /// 500,000; 0 reads every list in pages. Lower it for API servers before 1.33, which build a
-    /// list's whole answer in memory.
+    /// from its watch cache for less CPU than pages (see docs/adr/0002-unpaged-first-lists.md),
+    /// and parsed as it arrives; a larger one is read in pages, and so is a type whose list in
+    /// one answer broke off. Default 500,000; 0 reads every list in pages. Lower it for API
+    /// servers before 1.33, which build a list's whole answer in memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unpaged_list_max: Option<u32>,
 }
