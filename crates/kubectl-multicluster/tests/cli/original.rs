@@ -1,7 +1,7 @@
-//! The real binary against a stand-in for the original Go server (issue 16: our CLI during a
-//! migration): every form of resource type, `describe` with the original's flags, `list
-//! clusters` from MultiCluster objects, selectors applied by the plugin — and against our own
-//! server, nothing of this happens.
+//! The real binary against a stand-in for the original Go server (our CLI during a migration,
+//! docs/migrating-from-go.md): every form of resource type, `describe` with the original's
+//! flags, `list clusters` from MultiCluster objects, selectors applied by the plugin — and
+//! against our own server, nothing of this happens.
 
 use serde_json::Value;
 
@@ -12,8 +12,9 @@ use crate::original_server::{OriginalServer, Received};
 
 const LIST: &str = "/v1/list_with_cluster";
 
-/// Every form of type the issue names, with the slash form the original must get and whether the
-/// plugin can know it before it knows the server (explicit forms: yes; names: only afterwards).
+/// Every form of type a user of the original may write (names, short names, dotted and slash
+/// forms), with the slash form the original must get and whether the plugin can know it before it
+/// knows the server (explicit forms: yes; names: only afterwards).
 const FORMS: [(&str, &str, bool); 5] = [
     ("pods", "v1/pods", false),
     ("deploy", "apps/v1/deployments", false),
