@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use mc_server::store::{Change, Cursor, Expect, Query, Store, StoredObject};
+use mc_server::store::{Batch, Change, Cursor, Expect, Query, Store, StoredObject};
 use mc_types::Gvr;
 use mc_types::selector::LabelSelector;
 use serde_json::json;
@@ -45,7 +45,7 @@ async fn main() -> anyhow::Result<()> {
             written += batch.len();
             let started = Instant::now();
             // As a first sync writes its lists' pages: objects not stored yet.
-            store.apply_changes(cluster, &batch, Expect::NewRows).await?;
+            store.apply(&[Batch::new(cluster, &batch, Expect::NewRows)]).await?;
             busy += started.elapsed();
         }
     }

@@ -6,8 +6,12 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::json;
+use mc_types::Gvr;
+use mc_types::selector::{FieldSelector, LabelSelector};
+use serde_json::{Value, json};
 
+use super::transaction::Access;
+use super::write::{KEPT_TEXTS_UP_TO, consecutive};
 use super::*;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -361,24 +365,29 @@ async fn a_watch_batch_of_upserts_of_several_clusters_is_one_kept_text() {
         |uid: &str, labels: &[(&str, &str)]| Change::Upsert(object(&pods(), Some("ns"), "a", uid, labels));
     let (c1, c2, c3) =
         (vec![up("u1", &[("at", "c1")])], vec![up("u2", &[])], vec![up("u3", &[("at", "c3")])]);
-    let spread: [(&str, &[Change], Expect); 3] =
-        [("c1", &c1, Expect::Any), ("c2", &c2, Expect::Any), ("c3", &c3, Expect::Any)];
+    let spread = [
+        Batch::new("c1", &c1, Expect::Any),
+        Batch::new("c2", &c2, Expect::Any),
+        Batch::new("c3", &c3, Expect::Any),
+    ];
     let other = |name: &str| Change::Upsert(object(&pods(), Some("ns"), name, name, &[("k", "v")]));
     // 3 objects in 4 upserts: the last of `a` in the place of its first.
     let one = [up("u1", &[]), other("b"), other("c"), up("u1", &[("x", "y")])];
-    let (a, b) =
-        (s.one_text(&spread).unwrap().unwrap(), s.one_text(&[("c1", &one, Expect::Any)]).unwrap().unwrap());
+    let (a, b) = (
+        s.one_text(&spread).unwrap().unwrap(),
+        s.one_text(&[Batch::new("c1", &one, Expect::Any)]).unwrap().unwrap(),
+    );
     assert_eq!(a.text.sql, b.text.sql, "the text depends on the number of objects only");
     assert!(a.text.reuse && a.text.persistent(), "kept prepared");
     let many: Vec<Change> = (0..=KEPT_TEXTS_UP_TO)
         .map(|i| Change::Upsert(object(&pods(), Some("ns"), &format!("o{i}"), &format!("o{i}"), &[])))
         .collect();
-    assert!(!s.one_text(&[("c1", &many, Expect::Any)]).unwrap().unwrap().text.reuse);
+    assert!(!s.one_text(&[Batch::new("c1", &many, Expect::Any)]).unwrap().unwrap().text.reuse);
 
-    s.apply_changes_of(&spread).await.unwrap();
+    s.apply(&spread).await.unwrap();
     // Written again, c1's labels changed and c3's gone: the others' stay.
     let (c1, c3) = (vec![up("u1", &[("at", "c1"), ("again", "yes")])], vec![up("u3", &[])]);
-    s.apply_changes_of(&[("c1", &c1, Expect::Any), ("c3", &c3, Expect::Any)]).await.unwrap();
+    s.apply(&[Batch::new("c1", &c1, Expect::Any), Batch::new("c3", &c3, Expect::Any)]).await.unwrap();
     let mut tx = s.begin(false).await.unwrap();
     let stmt = statement::Builder::new(
         tx.dialect,
@@ -431,7 +440,7 @@ async fn a_watch_batch_with_deletions_is_written_in_order() {
         up("e", "e1", &[("new", "1")]),
         delete("e", "e1"),
     ];
-    let one = s.one_text(&[("c1", &batch, Expect::Any)]).unwrap().expect("one text");
+    let one = s.one_text(&[Batch::new("c1", &batch, Expect::Any)]).unwrap().expect("one text");
     assert!(!one.upserts_only);
     s.apply_batch("c1", batch).await.unwrap();
     let page = s.query(&Query::default()).await.unwrap();
@@ -466,7 +475,7 @@ async fn a_watch_batch_that_fails_half_way_leaves_nothing_and_no_transaction_ope
     // The upsert runs, then the label rows' delete finds no table.
     rename("resource_labels", "labels_away").await;
     let batch = vec![up("a", "2"), up("b", "2")];
-    assert!(s.one_text(&[("c1", &batch, Expect::Any)]).unwrap().is_some());
+    assert!(s.one_text(&[Batch::new("c1", &batch, Expect::Any)]).unwrap().is_some());
     let err = s.apply_batch("c1", batch.clone()).await.unwrap_err();
     assert!(err.to_string().contains("resource_labels"), "{err}");
     rename("labels_away", "resource_labels").await;

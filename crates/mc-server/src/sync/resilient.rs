@@ -157,7 +157,8 @@ struct Batch<'a> {
 
 impl Batch<'_> {
     async fn retrying(self, changes: &[Change]) -> crate::store::Result<()> {
-        retrying_op(self.health, || self.store.apply_changes(self.cluster, changes, self.expect)).await
+        let batch = [crate::store::Batch::new(self.cluster, changes, self.expect)];
+        retrying_op(self.health, || self.store.apply(&batch)).await
     }
 
     /// Splits a refused batch in halves until each refused change stands alone; the others are

@@ -14,7 +14,7 @@ use super::history::History;
 use super::notice::{Notice, Notices, identity};
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Change, Expect, RelistKeys, Store, StoredObject};
+use crate::store::{Backend, Batch, Change, Expect, RelistKeys, Store, StoredObject};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -364,14 +364,14 @@ fn concurrently<'a>(backend: Backend, mut pending: impl Iterator<Item = &'a Pend
     }
 }
 
-/// SQLite: the clusters' changes in one transaction (see [`Store::apply_changes_of`]): its
+/// SQLite: the clusters' changes in one transaction (see [`Store::apply`]): its
 /// writes are serial anyway, and a watch batch of 3 clusters takes one `BEGIN` and `COMMIT`
 /// instead of three. If the store refuses it (not a database away: that is retried), each
 /// cluster's changes are written on their own, where a refused change is found and reported.
 async fn flush_together(w: &Writer, batches: Vec<(String, Arc<Cluster>, Pending)>) {
-    let all: Vec<(&str, &[Change], Expect)> =
-        batches.iter().map(|(name, _, p)| (name.as_str(), p.changes.as_slice(), p.expect)).collect();
-    let written = resilient::retrying_op(&w.health, || w.store.apply_changes_of(&all)).await.is_ok();
+    let all: Vec<Batch<'_>> =
+        batches.iter().map(|(name, _, p)| Batch::new(name, p.changes.as_slice(), p.expect)).collect();
+    let written = resilient::retrying_op(&w.health, || w.store.apply(&all)).await.is_ok();
     drop(all);
     for (name, cluster, p) in batches {
         if written {

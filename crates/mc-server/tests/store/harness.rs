@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 
-use mc_server::store::Store;
+use mc_server::store::{Batch, Change, Expect, Store};
 use sqlx::{Connection as _, Executor as _};
 
 /// The backend a test runs on.
@@ -213,4 +213,34 @@ fn database_urls_are_rewritten() {
     assert_eq!(with_database("mysql://u:p@h:1/mc", "x"), "mysql://u:p@h:1/x");
     assert_eq!(with_database("postgres://u@h/mc?sslmode=disable", "x"), "postgres://u@h/x?sslmode=disable");
     assert_eq!(with_database("postgres://u@h", "x"), "postgres://u@h/x");
+}
+
+/// Writing one cluster's changes, as the scenarios do most (the store's one entry point takes
+/// the changes of several clusters at once).
+#[allow(async_fn_in_trait)]
+pub trait ApplyOne {
+    /// Watch events of one cluster.
+    async fn apply_batch(&self, cluster: &str, changes: Vec<Change>) -> mc_server::store::Result<()>;
+    /// One cluster's changes, expected to be `expect`.
+    async fn apply_changes(
+        &self,
+        cluster: &str,
+        changes: &[Change],
+        expect: Expect,
+    ) -> mc_server::store::Result<()>;
+}
+
+impl ApplyOne for Store {
+    async fn apply_batch(&self, cluster: &str, changes: Vec<Change>) -> mc_server::store::Result<()> {
+        self.apply(&[Batch::new(cluster, &changes, Expect::Any)]).await
+    }
+
+    async fn apply_changes(
+        &self,
+        cluster: &str,
+        changes: &[Change],
+        expect: Expect,
+    ) -> mc_server::store::Result<()> {
+        self.apply(&[Batch::new(cluster, changes, expect)]).await
+    }
 }

@@ -9,7 +9,7 @@ use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
-use crate::harness::{Ctx, Kind};
+use crate::harness::{ApplyOne, Ctx, Kind};
 
 fn pods() -> Gvr {
     Gvr::new("", "v1", "pods")
