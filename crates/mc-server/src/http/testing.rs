@@ -9,6 +9,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// The contract of each part of the API, through the whole router, a file each (the Kubernetes
+// API's is in `kube/tests`).
+mod auth;
+mod join;
+mod list;
+mod service;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,11 +34,14 @@ use crate::clusters::transport::Addresses;
 use crate::clusters::{Cluster, ClusterSpec, Registry};
 use crate::membership::Membership;
 use crate::metrics::Metrics;
-use crate::store::{ApplyOne, Change, Store, StoredObject};
+use crate::store::{Change, Store, StoredObject};
 use crate::sync::{Prepare, SyncContext, writer};
 
 /// The admin token every [`TestApi`] accepts.
 pub const TOKEN: &str = "test-admin-token-0123456789";
+
+/// A token with the `read` role, also accepted by every [`TestApi`].
+pub const READ_TOKEN: &str = "test-read-token-0123456789";
 
 /// The clusters of a [`TestApi`], in the store's order.
 pub const CLUSTERS: [&str; 2] = ["alpha", "beta"];
@@ -88,6 +98,19 @@ impl Answer {
             .collect()
     }
 
+    /// The body as a JSON array (a `/v1` list), asserting a 200.
+    #[track_caller]
+    pub fn array(&self) -> Vec<Value> {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.text());
+        self.json().as_array().unwrap_or_else(|| panic!("not an array: {}", self.text())).clone()
+    }
+
+    /// The `Warning` headers, as sent (`299 - "…"`; UTF-8, as kube-apiserver's may be).
+    pub fn warnings(&self) -> Vec<String> {
+        let values = self.headers.get_all(header::WARNING).iter();
+        values.map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap()).collect()
+    }
+
     /// The names in a Kubernetes `List` (`items[].metadata.name`), each as `cluster/name`.
     pub fn names(&self) -> Vec<String> {
         let body = self.json();
@@ -123,6 +146,8 @@ impl Answer {
 pub struct Streamed {
     /// Status code.
     pub status: StatusCode,
+    /// Headers.
+    pub headers: HeaderMap,
     body: axum::body::BodyDataStream,
     buffer: Vec<u8>,
 }
@@ -168,6 +193,19 @@ impl Streamed {
     }
 }
 
+/// A query parameter's value, percent-encoded (selectors hold `=`, `!`, `,`, spaces).
+pub fn encoded(value: &str) -> String {
+    let mut out = String::new();
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// `cluster/name` of an annotated object.
 pub fn cluster_and_name(o: &Value) -> String {
     let meta = &o["metadata"];
@@ -175,44 +213,62 @@ pub fn cluster_and_name(o: &Value) -> String {
     format!("{cluster}/{}", meta["name"].as_str().unwrap_or("?"))
 }
 
-/// The types every cluster of a [`TestApi`] has.
+/// The types every cluster of a [`TestApi`] has: a few built-in ones with kubectl's short names,
+/// and `widgets` of two groups (so the bare name is ambiguous).
 pub fn types() -> Vec<ResourceInfo> {
-    let info = |group: &str, resource: &str, kind: &str, namespaced: bool| ResourceInfo {
+    let info = |group: &str, resource: &str, kind: &str, namespaced: bool, short: &[&str]| ResourceInfo {
         group: group.into(),
         version: "v1".into(),
         resource: resource.into(),
         singular: kind.to_ascii_lowercase(),
         kind: kind.into(),
-        short_names: Vec::new(),
+        short_names: short.iter().map(|s| s.to_string()).collect(),
         namespaced,
         verbs: ["get", "list", "watch"].map(String::from).to_vec(),
     };
     vec![
-        info("", "configmaps", "ConfigMap", true),
-        info("", "secrets", "Secret", true),
-        info("", "namespaces", "Namespace", false),
-        info("apps", "deployments", "Deployment", true),
+        info("", "configmaps", "ConfigMap", true, &["cm"]),
+        info("", "secrets", "Secret", true, &[]),
+        info("", "namespaces", "Namespace", false, &["ns"]),
+        info("", "pods", "Pod", true, &["po"]),
+        info("apps", "deployments", "Deployment", true, &["deploy"]),
+        info("a.example.com", "widgets", "Widget", true, &[]),
+        info("b.example.com", "widgets", "Widget", true, &[]),
     ]
 }
 
 /// An object of `gvr` named `name` (in `namespace`, unless cluster-scoped) with these labels.
 pub fn object(gvr: &Gvr, namespace: Option<&str>, name: &str, labels: Value) -> StoredObject {
-    let kind = types().into_iter().find(|t| t.resource == gvr.resource).map(|t| t.kind).unwrap_or_default();
     let mut meta = json!({"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1",
         "creationTimestamp": "2024-01-01T00:00:00Z", "labels": labels});
     if let Some(ns) = namespace {
         meta["namespace"] = json!(ns);
     }
-    StoredObject::from_json(gvr.clone(), kind, json!({"metadata": meta, "data": {"k": "v"}})).unwrap()
+    stored(gvr, json!({"metadata": meta, "data": {"k": "v"}}))
 }
 
-/// What the store holds at the start: per cluster, its namespaces, ConfigMaps, Secrets and one
-/// Deployment.
+/// A Pod in `namespace` in this `status.phase`, with these labels.
+pub fn pod(namespace: &str, name: &str, phase: &str, labels: Value) -> StoredObject {
+    let meta = json!({"name": name, "namespace": namespace, "uid": format!("uid-{name}"),
+        "resourceVersion": "1", "creationTimestamp": "2024-01-01T00:00:00Z", "labels": labels});
+    let spec = json!({"containers": [{"name": "main", "image": "nginx"}]});
+    stored(&Gvr::new("", "v1", "pods"), json!({"metadata": meta, "spec": spec, "status": {"phase": phase}}))
+}
+
+/// An object of `gvr` as given (its kind from [`types`]), as the sync would store it.
+pub fn stored(gvr: &Gvr, value: Value) -> StoredObject {
+    let kind = types().into_iter().find(|t| t.resource == gvr.resource).map(|t| t.kind).unwrap_or_default();
+    StoredObject::from_json(gvr.clone(), kind, value).unwrap()
+}
+
+/// What the store holds at the start: per cluster, its namespaces, ConfigMaps, Secrets, Pods
+/// and one Deployment (no widgets).
 ///
 /// - alpha: namespaces `default`, `team`; ConfigMaps `default/cm-a1`, `default/cm-a2`,
-///   `team/cm-a3` (`app=web` on the first two); Secrets `default/s-a1`, `team/s-a2`.
+///   `team/cm-a3` (`app=web` on the first two); Secrets `default/s-a1`, `team/s-a2`; Pods
+///   `default/p-a1` (Running, `app=web`), `team/p-a2` (Pending, `app=db`).
 /// - beta: namespace `default`; ConfigMaps `default/cm-b1` (`app=web`), `default/cm-b2`;
-///   Secret `default/s-b1`; Deployment `default/web`.
+///   Secret `default/s-b1`; Deployment `default/web`; Pod `default/p-b1` (Failed).
 pub fn fixture() -> Vec<(&'static str, StoredObject)> {
     let (cm, secret, ns) =
         (Gvr::new("", "v1", "configmaps"), Gvr::new("", "v1", "secrets"), Gvr::new("", "v1", "namespaces"));
@@ -230,6 +286,9 @@ pub fn fixture() -> Vec<(&'static str, StoredObject)> {
         ("beta", object(&cm, Some("default"), "cm-b2", json!({}))),
         ("beta", object(&secret, Some("default"), "s-b1", json!({}))),
         ("beta", object(&Gvr::new("apps", "v1", "deployments"), Some("default"), "web", json!({}))),
+        ("alpha", pod("default", "p-a1", "Running", json!({"app": "web"}))),
+        ("alpha", pod("team", "p-a2", "Pending", json!({"app": "db"}))),
+        ("beta", pod("default", "p-b1", "Failed", json!({}))),
     ]
 }
 
@@ -285,7 +344,8 @@ impl TestApi {
             Addresses::NoLinkLocal,
         ));
         membership.mark_restore_tried();
-        let auth = Auth::new(&[(TOKEN.into(), Role::Admin)], setup.anonymous_read, setup.metrics_auth);
+        let tokens = [(TOKEN.into(), Role::Admin), (READ_TOKEN.into(), Role::Read)];
+        let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth);
         let state = AppState {
             registry,
             store,
@@ -306,7 +366,21 @@ impl TestApi {
 
     /// A request with the admin token.
     pub fn request(method: Method, uri: &str) -> axum::http::request::Builder {
-        Request::builder().method(method).uri(uri).header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+        Self::request_as(method, uri, Some(TOKEN))
+    }
+
+    /// A request with this bearer token, or none.
+    pub fn request_as(method: Method, uri: &str, token: Option<&str>) -> axum::http::request::Builder {
+        let request = Request::builder().method(method).uri(uri);
+        match token {
+            Some(token) => request.header(header::AUTHORIZATION, format!("Bearer {token}")),
+            None => request,
+        }
+    }
+
+    /// `method uri` without a body, with this bearer token or none.
+    pub async fn call(&self, method: Method, uri: &str, token: Option<&str>) -> Answer {
+        self.send(Self::request_as(method, uri, token).body(Body::empty()).unwrap()).await
     }
 
     /// Sends one request and reads the answer whole.
@@ -326,7 +400,13 @@ impl TestApi {
     pub async fn stream(&self, uri: &str) -> Streamed {
         let request = Self::request(Method::GET, uri).body(Body::empty()).unwrap();
         let resp = self.router().oneshot(request).await.expect("the router answers");
-        Streamed { status: resp.status(), body: resp.into_body().into_data_stream(), buffer: Vec::new() }
+        let (parts, body) = resp.into_parts();
+        Streamed {
+            status: parts.status,
+            headers: parts.headers,
+            body: body.into_data_stream(),
+            buffer: Vec::new(),
+        }
     }
 
     /// `GET uri` with the admin token and this `Accept`.
@@ -342,6 +422,33 @@ impl TestApi {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.state.sync.writer.send(writer::Msg::Barrier(tx)).await.unwrap();
         rx.await.unwrap();
+    }
+
+    /// Writes an object that is new to `cluster` (its watch said `ADDED`) through the writer.
+    pub async fn create(&self, cluster: &str, mut object: StoredObject) {
+        object.created = true;
+        self.write(cluster, object).await;
+    }
+
+    /// Deletes an object of `cluster` through the writer, as a sync does (watches see it).
+    pub async fn delete(&self, cluster: &str, gvr: &Gvr, namespace: &str, name: &str) {
+        let cluster = self.state.registry.get(cluster).expect("a cluster of the fixture");
+        let key = (gvr.clone(), namespace.to_string(), name.to_string(), format!("uid-{name}"));
+        self.state
+            .sync
+            .writer
+            .send(writer::Msg::Delete(cluster, Box::new(key), Instant::now()))
+            .await
+            .unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.state.sync.writer.send(writer::Msg::Barrier(tx)).await.unwrap();
+        rx.await.unwrap();
+    }
+
+    /// Puts a cluster back into its first sync (`Syncing`): its objects may be stale.
+    pub fn unsync(&self, cluster: &str) {
+        let cluster = self.state.registry.get(cluster).expect("a cluster of the fixture");
+        cluster.update(|s| s.initial_sync_done = false);
     }
 
     /// Forgets a cluster, as an unjoin does (its objects stay in the store).
