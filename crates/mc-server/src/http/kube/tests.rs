@@ -1,7 +1,13 @@
-//! In-process tests of the Kubernetes API: what `Accept` gets, and watches (their timeout and the
-//! bookmark that ends their initial events).
+//! In-process tests of the Kubernetes API: here what `Accept` gets, and watches (their timeout and
+//! the bookmark that ends their initial events); in the files below discovery, list and get,
+//! Tables, and watches from a resourceVersion.
 
 #![allow(clippy::unwrap_used)]
+
+mod discovery;
+mod objects;
+mod tables;
+mod watches;
 
 use std::time::Duration;
 
