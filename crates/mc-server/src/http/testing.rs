@@ -34,7 +34,7 @@ use crate::clusters::transport::Addresses;
 use crate::clusters::{Cluster, ClusterSpec, Registry};
 use crate::membership::Membership;
 use crate::metrics::Metrics;
-use crate::store::{Change, Store, StoredObject};
+use crate::store::{ApplyOne, Change, Store, StoredObject};
 use crate::sync::{Prepare, SyncContext, writer};
 
 /// The admin token every [`TestApi`] accepts.
