@@ -226,7 +226,7 @@ impl Membership {
             Ok(_) | Err(kube::Error::Api(_)) => {}
             Err(e) => warn!(cluster = name, error = %e, "deleting the kubeconfig Secret failed"),
         }
-        if let Err(e) = crate::dispatch::registry::forget(master, &self.namespace, name).await {
+        if let Err(e) = crate::dispatch::cluster_objects::forget(master, &self.namespace, name).await {
             warn!(cluster = name, error = %e, "deleting the MultiCluster object failed");
         }
         info!(cluster = name, rows_removed, copies_left, "cluster unjoined");

@@ -56,13 +56,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // origin of its changes in the feed.
     let identity = crate::dispatch::leader::identity();
     // Replicas that watch only their own clusters tell each other their changes through the
-    // store (see `sync::feed`).
+    // store (see `sync::replica_feed`).
     let watch_all = settings.max_clusters_per_replica.is_none() || !sharded;
     let store = if watch_all { store } else { store.record_changes(&identity) };
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
     if !watch_all {
-        tokio::spawn(crate::sync::feed::run(store.clone(), history.clone(), notices.clone()));
+        tokio::spawn(crate::sync::replica_feed::run(store.clone(), history.clone(), notices.clone()));
     }
     let registry = Arc::new(Registry::new());
     let flush = writer.clone();

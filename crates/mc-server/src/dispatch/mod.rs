@@ -1,11 +1,11 @@
 //! Dispatch: the MultiClusterResource controller, the cluster registry objects and
 //! leader election, all against the master cluster.
 
+pub mod cluster_objects;
 pub mod controller;
 pub mod crds;
 pub mod finalizer;
 pub mod leader;
-pub mod registry;
 pub mod render;
 
 use std::collections::HashMap;
@@ -68,7 +68,7 @@ pub async fn run(
         }
         if now_leading {
             info!("leading: dispatching");
-            tasks.push(tokio::spawn(registry::maintain(
+            tasks.push(tokio::spawn(cluster_objects::maintain(
                 client.clone(),
                 config.namespace.clone(),
                 registry.clone(),

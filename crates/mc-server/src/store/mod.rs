@@ -17,22 +17,22 @@
 //!   0007);
 //! - `clusters`: one row per joined cluster;
 //! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
-//!   sync only their share of the clusters ([`feed`]);
+//!   sync only their share of the clusters ([`change_feed`]);
 //! - `deferred_indexes` (SQLite and PostgreSQL, `0005_deferred_indexes.sql`): indexes an empty
 //!   store builds after its first sync ([`deferred`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
+mod change;
+mod change_feed;
 mod checkpoint;
 mod copy;
 mod deferred;
 mod digests;
 mod error;
-mod feed;
 mod keys;
 mod mysql;
-mod object;
 mod pending;
 mod postgres;
 mod query;
@@ -51,12 +51,12 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
+pub use change::{Change, Expect, StoredObject};
+pub use change_feed::FeedChange;
 pub use digests::{DigestPage, DigestRow};
 pub(crate) use error::redact_url;
 pub use error::{Error, Result};
-pub use feed::FeedChange;
 pub use keys::RelistKeys;
-pub use object::{Change, Expect, StoredObject};
 use pending::Pending;
 pub use query::{ClusterRow, Cursor, Order, Page, Query};
 pub use raw::RawObject;
@@ -97,7 +97,7 @@ pub struct Store {
     /// SQLite allows one writer at a time: serialising writes here avoids busy errors.
     write_lock: Arc<Mutex<()>>,
     /// Set: every change written is recorded in the change feed as this replica's (see
-    /// [`feed`]).
+    /// [`change_feed`]).
     origin: Option<Arc<str>>,
     /// Indexes deferred for a first sync and not built yet (see [`deferred`]).
     pending: deferred::Pending,

@@ -8,7 +8,7 @@ use mc_types::Gvr;
 
 use super::{
     Change, ClusterRow, Col, Dialect, Expect, Pending, Pool, Prepared, RelistKeys, Result, Row, Stmt, Store,
-    Tx, copy, detached, each_key, feed, resource_columns, sql, sqlite, statement,
+    Tx, change_feed, copy, detached, each_key, resource_columns, sql, sqlite, statement,
 };
 
 /// The largest watch batch of upserts only whose text [`Store::one_text`] keeps prepared (one
@@ -102,7 +102,7 @@ pub(super) async fn apply_in(
         }
     }
     write_pending(tx, cluster, &mut pending, expect).await?;
-    feed::record(tx, origin, cluster, events).await
+    change_feed::record(tx, origin, cluster, events).await
 }
 
 /// Writes the upserts [`Store::apply_changes`] collected (those of one cluster) and forgets them.
@@ -448,7 +448,7 @@ impl Store {
         for chunk in ids.chunks(sql::CHUNK) {
             tx.execute(sql::delete_objects(tx.dialect, chunk)).await?;
         }
-        feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
+        change_feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
         tx.commit().await?;
         Ok(deleted)
     }
@@ -495,7 +495,7 @@ impl Store {
         let mut b = statement::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);
         tx.execute(b.finish()).await?;
-        feed::record(&mut tx, self.origin.as_deref(), cluster, &gone).await?;
+        change_feed::record(&mut tx, self.origin.as_deref(), cluster, &gone).await?;
         tx.commit().await?;
         Ok(gone)
     }

@@ -13,7 +13,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use tracing::{info, warn};
 
 use super::discovery::{Filter, discover};
-use super::watch::watch_type;
+use super::type_sync::watch_type;
 use super::writer::Msg;
 use super::{SyncContext, panic_message};
 use crate::clusters::transport::WATCHES_PER_CONNECTION;

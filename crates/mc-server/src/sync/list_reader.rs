@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use super::watched::WatchedObject;
+use super::watched_object::WatchedObject;
 
 /// Longest item accepted (the API server stores objects of at most 1.5 MiB by default).
 const MAX_ITEM: usize = 64 << 20;

@@ -31,7 +31,7 @@ use kube::{Client, Resource as _, ResourceExt as _};
 use tracing::{debug, info};
 
 use super::list_reader::ListReader;
-use super::watched::WatchedObject;
+use super::watched_object::WatchedObject;
 
 /// How lists are read (`sync.listPageSize`, `sync.unpagedListMax`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,17 +3,17 @@
 
 pub mod cluster;
 pub mod discovery;
-pub mod feed;
 pub mod history;
 pub mod list_reader;
 pub mod list_watch;
 pub mod notice;
-pub mod object;
+pub mod prepare;
+pub mod replica_feed;
 pub mod resilient;
 pub mod shard;
 pub mod type_health;
-pub mod watch;
-pub mod watched;
+pub mod type_sync;
+pub mod watched_object;
 pub mod writer;
 
 use crate::store::Store;
@@ -21,7 +21,7 @@ use crate::store::Store;
 pub use cluster::spawn_cluster;
 pub use discovery::Filter;
 pub use list_watch::ListSizes;
-pub use object::Prepare;
+pub use prepare::Prepare;
 
 /// What every sync task shares.
 #[derive(Clone, Debug)]
@@ -37,7 +37,7 @@ pub struct SyncContext {
     /// replica's watch streams without being written). Off only when a replica's clusters are
     /// limited (`sync.maxClustersPerReplica`): then a replica watches only its own, and the
     /// changes of the others reach its watch streams through the store's change feed
-    /// ([`feed`]).
+    /// ([`replica_feed`]).
     pub watch_all: bool,
     /// Changes written, for watch streams.
     pub notices: notice::Notices,

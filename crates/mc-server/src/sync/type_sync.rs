@@ -21,7 +21,7 @@ use tracing::{debug, warn};
 use super::SyncContext;
 use super::list_watch::{ListSizes, list_watch};
 use super::type_health::{Effect, Mark, TypeHealth};
-use super::watched::WatchedObject;
+use super::watched_object::WatchedObject;
 use super::writer::{Closed, Msg};
 use crate::clusters::Cluster;
 use crate::clusters::registry::Fault;

@@ -1,5 +1,5 @@
 //! The change feed between replicas that sync only their share of the clusters
-//! (`sync.maxClustersPerReplica`, see `crate::sync::feed`).
+//! (`sync.maxClustersPerReplica`, see `crate::sync::replica_feed`).
 //!
 //! A store with an origin ([`Store::record_changes`]) adds one `changes` row per change it
 //! writes, in the transaction that writes it; the other replicas read the rows after the last

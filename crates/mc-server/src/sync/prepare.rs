@@ -9,7 +9,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::watched::WatchedObject;
+use super::watched_object::WatchedObject;
 use crate::store::{RawObject, StoredObject};
 
 /// Annotation that carries a copy of the applied object, Secret data included.
