@@ -176,6 +176,21 @@ impl Known {
         }
     }
 
+    /// A change of an object in the watch's scope that does not match its selectors: `true` if
+    /// the client may hold the object, so it is told `DELETED`. Resumed, an object the change
+    /// `created` (after the client's version) is held only if this watch showed it.
+    pub(crate) fn left(&mut self, cluster: &str, namespace: &str, name: &str, created: bool) -> bool {
+        let h = self.hash(cluster, namespace, name);
+        let shown = self.hashes.remove(&h);
+        match &mut self.resumed {
+            Some(gone) => {
+                let not_told = gone.insert(h);
+                shown || (not_told && !created)
+            }
+            None => shown,
+        }
+    }
+
     /// Whether nothing is known.
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
@@ -189,7 +204,7 @@ impl Known {
 pub(crate) fn classify(q: &Query, n: &Notice, known: &mut Known) -> Option<WatchEventType> {
     let key = (n.cluster.as_str(), n.namespace.as_str(), n.name.as_str());
     if !matches(q, n) {
-        return (!n.deleted && in_scope(q, n) && known.remove(key.0, key.1, key.2))
+        return (!n.deleted && in_scope(q, n) && known.left(key.0, key.1, key.2, n.created))
             .then_some(WatchEventType::Deleted);
     }
     Some(if n.deleted {

@@ -112,8 +112,9 @@ async fn a_watch_keeps_to_its_cluster_namespace_and_selectors() {
 }
 
 #[tokio::test]
-#[ignore = "bug: a watch resumed from a version with a label selector sends MODIFIED, not ADDED, \
-            for an object that comes to match (the client never had it)"]
+#[ignore = "limitation: a change notice does not carry the object's previous labels, so a watch \
+            resumed with a label selector tells an object that comes to match as MODIFIED \
+            (client-go's informers add it all the same); see docs/kubernetes-api.md"]
 async fn a_resumed_watch_with_a_selector_adds_an_object_that_comes_to_match() {
     let api = TestApi::new().await;
     let path = "/api/v1/configmaps?labelSelector=app%3Dweb";
@@ -125,8 +126,6 @@ async fn a_resumed_watch_with_a_selector_adds_an_object_that_comes_to_match() {
 }
 
 #[tokio::test]
-#[ignore = "bug: a watch resumed from a version with a label selector sends DELETED for an object \
-            created after that version that does not match (the client never had it)"]
 async fn a_resumed_watch_with_a_selector_is_silent_about_a_new_object_that_does_not_match() {
     let api = TestApi::new().await;
     let path = "/api/v1/configmaps?labelSelector=app%3Dweb";
