@@ -50,8 +50,9 @@ fn errors() -> Value {
     json!({
         "400": error("malformed request: bad parameter, oversize input"),
         "401": error("missing or invalid bearer token"),
-
         "404": error("unknown cluster, resource type or endpoint"),
+        "414": error("the request URI is longer than the server reads"),
+        "431": error("the request headers are more or larger than the server reads"),
         "503": error("not ready, or the query did not finish in time")
     })
 }
