@@ -91,6 +91,19 @@ async fn request<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, began: Instan
     (text.lines().next().unwrap_or_default().to_string(), began.elapsed())
 }
 
+/// The request behind the silent connections was answered, at once rather than when they time out.
+fn answered_at_once((status, took): (String, Duration)) {
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+}
+
+/// An HTTPS server with a certificate of its own, and what a client needs to trust it.
+async fn https_server() -> (u16, tokio::sync::oneshot::Sender<()>, PathBuf) {
+    let (cert, key) = certificate();
+    let (port, stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    (port, stop, cert)
+}
+
 /// Every silent stream is closed within 15 s of being opened.
 async fn all_closed_within_15s<S: AsyncRead + Unpin + Send + 'static>(silent: Vec<(S, Instant)>) {
     let waits: Vec<_> = silent
@@ -112,16 +125,13 @@ async fn silent_connections_cannot_keep_a_client_out_and_are_closed() {
         silent.push((TcpStream::connect(("127.0.0.1", port)).await.unwrap(), Instant::now()));
     }
     let began = Instant::now();
-    let (status, took) = request(TcpStream::connect(("127.0.0.1", port)).await.unwrap(), began).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    answered_at_once(request(TcpStream::connect(("127.0.0.1", port)).await.unwrap(), began).await);
     all_closed_within_15s(silent).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_tls_connections_cannot_keep_a_client_out_and_are_closed() {
-    let (cert, key) = certificate();
-    let (port, _stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let (port, _stop, cert) = https_server().await;
     let tls = connector(&cert, b"http/1.1");
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
     let mut silent = Vec::new();
@@ -136,16 +146,13 @@ async fn silent_tls_connections_cannot_keep_a_client_out_and_are_closed() {
     assert!(silent.len() > 1000, "only {} handshakes completed", silent.len());
     let began = Instant::now();
     let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let (status, took) = request(tls.connect(name, tcp).await.unwrap(), began).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    answered_at_once(request(tls.connect(name, tcp).await.unwrap(), began).await);
     all_closed_within_15s(silent).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_http2_connections_after_their_settings_are_closed() {
-    let (cert, key) = certificate();
-    let (port, _stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let (port, _stop, cert) = https_server().await;
     let h2 = connector(&cert, b"h2");
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
     let mut silent = Vec::new();

@@ -24,15 +24,27 @@ const VERBS: [&str; 3] = ["get", "list", "watch"];
 /// The media type of aggregated discovery.
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
+/// The aggregated discovery of the core group (`core`) or of the named groups, when the client
+/// asks for it (kubectl does), once the path's cluster is known to exist.
+fn aggregated_if_asked(
+    state: &AppState,
+    path: Option<&Path<HashMap<String, String>>>,
+    headers: &HeaderMap,
+    core: bool,
+) -> KubeResult<Option<Response>> {
+    in_scope(state, path.map(|p| &p.0))?;
+    let asked = negotiate(headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated;
+    Ok(asked.then(|| aggregated(state, core)))
+}
+
 /// `/api`: the core group's versions.
 pub async fn api_versions(
     State(state): State<AppState>,
     path: Option<Path<HashMap<String, String>>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
-    in_scope(&state, path.as_ref().map(|p| &p.0))?;
-    if negotiate(&headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated {
-        return Ok(aggregated(&state, true));
+    if let Some(answer) = aggregated_if_asked(&state, path.as_ref(), &headers, true)? {
+        return Ok(answer);
     }
     Ok(Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}))
         .into_response())
@@ -44,9 +56,8 @@ pub async fn api_groups(
     path: Option<Path<HashMap<String, String>>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
-    in_scope(&state, path.as_ref().map(|p| &p.0))?;
-    if negotiate(&headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated {
-        return Ok(aggregated(&state, false));
+    if let Some(answer) = aggregated_if_asked(&state, path.as_ref(), &headers, false)? {
+        return Ok(answer);
     }
     let groups: Vec<Value> = groups(&state, false)
         .into_iter()
