@@ -171,10 +171,8 @@ async fn silent_http2_connections_after_their_settings_are_closed() {
     assert!(silent.len() > 1000, "only {} HTTP/2 connections were set up", silent.len());
     let began = Instant::now();
     let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let (status, took) =
-        request(connector(&cert, b"http/1.1").connect(name, tcp).await.unwrap(), began).await;
-    assert_eq!(status, "HTTP/1.1 200 OK");
-    assert!(took < Duration::from_secs(2), "the request behind {SILENT} silent connections took {took:?}");
+    let tls = connector(&cert, b"http/1.1");
+    answered_at_once(request(tls.connect(name, tcp).await.unwrap(), began).await);
     all_closed_within_15s(silent).await;
 }
 
