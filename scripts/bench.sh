@@ -432,11 +432,13 @@ bench_store() {
   "$TARGET/examples/store_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
-# The figures go to stdout as they come and to a file, for the results file.
-exec {FIGURES_FD}> >(tee "$WORK/figures.jsonl")
+# The figures go to stdout as they come and to a file, for the results file. Through fd 1
+# only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
+# and tee ends when the bench has.
+exec {STDOUT_FD}>&1 > >(tee "$WORK/figures.jsonl")
 FIGURES_PID=$!
-"bench_$MODE" "$N" >&"$FIGURES_FD"
-exec {FIGURES_FD}>&-
+"bench_$MODE" "$N"
+exec >&"$STDOUT_FD" {STDOUT_FD}>&-
 wait "$FIGURES_PID"
 inputs=(clusters="${#CLUSTERS[@]}" n="$N" server="${MC_BENCH_SERVER:-}")
 case $MODE in
