@@ -13,6 +13,8 @@
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
 # Each run also writes its figures, machine and inputs to bench/results/<date>-<commit>-<mode>.json
 # (MC_BENCH_RESULTS=DIR: elsewhere).
+# MC_BENCH_TARGET=DIR runs the binaries in DIR (mc-server, kubectl-multicluster, examples/) instead
+# of building them: e.g. a copy that no other build in the same target directory replaces mid-run.
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
 # bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|report)$ ]] || usage 2 15
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|report)$ ]] || usage 2 19
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
 declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6)
 N=${2:-${DEFAULT_N[$MODE]}}
@@ -33,18 +35,26 @@ require_toolchains
 apt_install openssl curl ca-certificates
 scripts/testenv build >&2
 BIN=$(scripts/testenv bin)
-step "Release build" >&2
-case $MODE in
-  sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen >&2 ;;
-  replicas) cargo build --release -q -p mc-server --bin mc-server >&2 ;;
-  dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench >&2 ;;
-  store) cargo build --release -q -p mc-server --example store_bench >&2 ;;
-  watch) cargo build --release -q -p mc-server --bin mc-server --example visibility >&2 ;;
-  # `--bin` applies to every `-p` of one command: the plugin is its own build.
-  cli) cargo build --release -q -p mc-server --bin mc-server >&2
-    cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster >&2 ;;
-esac
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}/release
+# release_build: the release build of what MODE runs
+release_build() {
+  case $MODE in
+    sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen ;;
+    replicas) cargo build --release -q -p mc-server --bin mc-server ;;
+    dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
+    store) cargo build --release -q -p mc-server --example store_bench ;;
+    watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
+    # `--bin` applies to every `-p` of one command: the plugin is its own build.
+    cli) cargo build --release -q -p mc-server --bin mc-server
+      cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster ;;
+  esac
+}
+if [[ -n ${MC_BENCH_TARGET:-} ]]; then
+  info "binaries from $MC_BENCH_TARGET (MC_BENCH_TARGET): no build" >&2
+else
+  step "Release build" >&2
+  release_build >&2
+fi
+TARGET=${MC_BENCH_TARGET:-${CARGO_TARGET_DIR:-$ROOT/target}/release}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-bench.XXXXXX")
 chmod 755 "$WORK" # the postgres user must reach the database directory
@@ -440,7 +450,7 @@ FIGURES_PID=$!
 "bench_$MODE" "$N"
 exec >&"$STDOUT_FD" {STDOUT_FD}>&-
 wait "$FIGURES_PID"
-inputs=(clusters="${#CLUSTERS[@]}" n="$N" server="${MC_BENCH_SERVER:-}")
+inputs=(clusters="${#CLUSTERS[@]}" n="$N" server="${MC_BENCH_SERVER:-}" binaries="${MC_BENCH_TARGET:-}")
 case $MODE in
   sync) inputs+=(configmaps_per_cluster="$N" runs="${MC_BENCH_RUNS:-3}" "backends=sqlite,postgres,mariadb"
     payload="${MC_BENCH_PAYLOAD:-repeated}" settle_seconds="${MC_BENCH_SETTLE:-30}"
