@@ -26,6 +26,8 @@ mapfile -t SHELL_SCRIPTS < <(find scripts -type f | sort | while read -r f; do
 done)
 shellcheck -x "${SHELL_SCRIPTS[@]}"
 python3 scripts/check-links.py
+# No two modules of a crate import each other, at any level.
+python3 scripts/check-module-rings.py
 # The results files and the table generated from them agree.
 python3 scripts/bench/report.py --check
 # The k8s-openapi feature (Cargo.toml) names the Kubernetes release the test clusters run.
