@@ -238,6 +238,14 @@ def results_row(doc, path):
             f"{doc['date']}, `{doc['commit']}`", f"[{path.name}](../{rel.as_posix()})"]
 
 
+def replaces(doc, q):
+    """Whether results file doc measured what quoted row q did: the same mode and size, and the
+    inputs q names under `match` (e.g. the payload)."""
+    if doc is None or doc["mode"] != q["mode"] or size(doc) != q["n"]:
+        return False
+    return all(doc.get("inputs", {}).get(k) == v for k, v in q.get("match", {}).items())
+
+
 def quoted_row(q):
     command = f"`{q['command']}`" if q.get("command") else "—"
     return [command, q["measured"], q["figures"], target(q["mode"], q["target_met"]),
@@ -249,13 +257,11 @@ def table():
     quoted = quoted_rows()
     rows = []
     for mode in MODES + tuple(m for m in sorted(latest, key=str) if m not in MODES):
+        doc = None
         if mode in latest:
             doc, path = latest[mode]
             rows.append(results_row(doc, path))
-            recorded = size(doc)
-        else:
-            recorded = object()
-        rows += [quoted_row(q) for q in quoted if q["mode"] == mode and q["n"] != recorded]
+        rows += [quoted_row(q) for q in quoted if q["mode"] == mode and not replaces(doc, q)]
     head = ["mode", "what is measured", "figures", "target", "measured", "results file"]
     lines = [
         "Each row is the latest results file of its mode in `bench/results/`, or, where no results file holds",
