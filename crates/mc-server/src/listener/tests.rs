@@ -22,7 +22,15 @@ const SILENT: usize = 1100;
 async fn server(tls: Option<Arc<Certificates>>) -> (u16, tokio::sync::oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let app = Router::new().route("/ok", get(|| async { "ok" }));
+    // Behind a bearer token, as every API route is (the flood itself sends nothing).
+    let app = Router::new().route(
+        "/ok",
+        get(|headers: axum::http::HeaderMap| async move {
+            let authorized =
+                headers.get(axum::http::header::AUTHORIZATION).is_some_and(|v| v == "Bearer t0ken");
+            if authorized { axum::http::StatusCode::OK } else { axum::http::StatusCode::UNAUTHORIZED }
+        }),
+    );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve(listener, app, tls, Limits::default(), async {
         let _ = stopped.await;
@@ -82,9 +90,11 @@ async fn closed_by<S: AsyncRead + Unpin>(mut stream: S, deadline: Instant) -> bo
     tokio::time::timeout_at(deadline.into(), read_to_end).await.is_ok()
 }
 
-/// One request on a new connection; its answer's status line and how long it took.
+/// One authenticated request on a new connection; its answer's status line and how long it took.
 async fn request<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, began: Instant) -> (String, Duration) {
-    stream.write_all(b"GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").await.unwrap();
+    let head =
+        "GET /ok HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t0ken\r\nConnection: close\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.unwrap();
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
     let text = String::from_utf8_lossy(&answer);
