@@ -34,6 +34,7 @@ if [[ ! -x $SERVER || ! -x $CHURN ]]; then
 fi
 BIN=$(scripts/testenv bin)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-chaos.XXXXXX")
+chmod 755 "$WORK" # the postgres user must reach the database directory (without --db)
 OWN_CLUSTERS="" OWN_DB=""
 SERVER_PID=""
 # shellcheck disable=SC2317 # run by the trap below (shellcheck 0.9 misses it here)
