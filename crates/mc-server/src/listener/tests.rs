@@ -11,6 +11,7 @@ use axum::Router;
 use axum::routing::get;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::client::TlsStream;
 
 use super::{Limits, serve};
 use crate::tls::Certificates;
@@ -139,50 +140,55 @@ async fn silent_connections_cannot_keep_a_client_out_and_are_closed() {
     all_closed_within_15s(silent).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn silent_tls_connections_cannot_keep_a_client_out_and_are_closed() {
-    let (port, _stop, cert) = https_server().await;
-    let tls = connector(&cert, b"http/1.1");
+/// `SILENT` HTTPS connections offering `alpn` that send `hello` after their handshake, then
+/// nothing; a handshake refused for a newer connection counts as closed.
+async fn silent_tls(
+    port: u16,
+    cert: &PathBuf,
+    alpn: &[u8],
+    hello: &[u8],
+) -> Vec<(TlsStream<TcpStream>, Instant)> {
+    let tls = connector(cert, alpn);
     let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
     let mut silent = Vec::new();
     for _ in 0..SILENT {
         let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         let opened = Instant::now();
-        // A handshake that fails here was refused for a newer connection: as closed.
-        if let Ok(s) = tls.connect(name.clone(), tcp).await {
+        let Ok(mut s) = tls.connect(name.clone(), tcp).await else { continue };
+        assert_eq!(s.get_ref().1.alpn_protocol(), Some(alpn));
+        if hello.is_empty() || (s.write_all(hello).await.is_ok() && s.flush().await.is_ok()) {
             silent.push((s, opened));
         }
     }
-    assert!(silent.len() > 1000, "only {} handshakes completed", silent.len());
+    assert!(silent.len() > 1000, "only {} connections were set up", silent.len());
+    silent
+}
+
+/// One HTTPS request behind the flood answers 200 at once.
+async fn https_answered_at_once(port: u16, cert: &PathBuf) {
     let began = Instant::now();
     let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let tls = connector(cert, b"http/1.1");
     answered_at_once(request(tls.connect(name, tcp).await.unwrap(), began).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_tls_connections_cannot_keep_a_client_out_and_are_closed() {
+    let (port, _stop, cert) = https_server().await;
+    let silent = silent_tls(port, &cert, b"http/1.1", &[]).await;
+    https_answered_at_once(port, &cert).await;
     all_closed_within_15s(silent).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_http2_connections_after_their_settings_are_closed() {
     let (port, _stop, cert) = https_server().await;
-    let h2 = connector(&cert, b"h2");
-    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
-    let mut silent = Vec::new();
-    for _ in 0..SILENT {
-        let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-        let opened = Instant::now();
-        let Ok(mut s) = h2.connect(name.clone(), tcp).await else { continue };
-        assert_eq!(s.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
-        // The client preface and an empty SETTINGS frame, then nothing.
-        let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
-        hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
-        if s.write_all(&hello).await.is_ok() && s.flush().await.is_ok() {
-            silent.push((s, opened));
-        }
-    }
-    assert!(silent.len() > 1000, "only {} HTTP/2 connections were set up", silent.len());
-    let began = Instant::now();
-    let tcp = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let tls = connector(&cert, b"http/1.1");
-    answered_at_once(request(tls.connect(name, tcp).await.unwrap(), began).await);
+    // The client preface and an empty SETTINGS frame, then nothing.
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    let silent = silent_tls(port, &cert, b"h2", &hello).await;
+    https_answered_at_once(port, &cert).await;
     all_closed_within_15s(silent).await;
 }
 
