@@ -1,6 +1,7 @@
 //! The resource types every cluster serves, known without asking anyone: what the plugin resolves
-//! a typed name (`pods`, `deploy`, `HPA`, `mcr`) against when the server cannot (the original Go
-//! server has no `/v1/resources`).
+//! a typed name (`pods`, `deploy`, `HPA`, `mcr`) against when the server cannot (the Go project's
+//! server has no `/v1/resources`; see [`crate::go_server::resolve`]), and what completion offers
+//! when no server answers.
 //!
 //! Group, version, kind, plural and scope come from the k8s-openapi types and from the project's
 //! own CRDs, so only the short names are written here (kubectl's, as of Kubernetes 1.35).

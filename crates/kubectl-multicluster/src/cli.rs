@@ -1,6 +1,6 @@
 //! Command line: clap derive structs whose doc comments are the help text.
 //!
-//! The original Go plugin's spellings keep working: `--clusterName=x`, `--name=x`,
+//! The Go project's CLI spellings keep working: `--clusterName=x`, `--name=x`,
 //! `--namespace=x`, `--file=x`, and a resource type without the `list` verb
 //! (`kubectl multicluster v1/configmaps --clusterName=tencent2`, see [`normalize_args`]).
 
@@ -53,7 +53,7 @@ pub enum Command {
     ///
     /// RESOURCE is any form of resource type: v1/pods, core/v1/pods, apps/v1/deployments,
     /// v1/apps/deployments, apps.v1.deployments, or a name the server resolves: pods, pod, po,
-    /// Deployment, deployments.apps (against the original Go server, which cannot, the plugin
+    /// Deployment, deployments.apps (against the Go project's server, which cannot, the plugin
     /// resolves it: built-in types, then the master cluster's discovery).
     #[command(visible_alias = "get")]
     List(ListArgs),
@@ -470,8 +470,8 @@ const VERBS: &[&str] = &[
     "help",
 ];
 
-/// Inserts `list` when the first argument is a resource type rather than a verb: the original
-/// README runs `main.go v1/configmaps --clusterName=tencent2 …` without `list`.
+/// Inserts `list` when the first argument is a resource type rather than a verb: the Go
+/// project's README runs `main.go v1/configmaps --clusterName=tencent2 …` without `list`.
 pub fn normalize_args(args: Vec<OsString>) -> Vec<OsString> {
     let mut i = 1;
     while i < args.len() {
@@ -514,7 +514,7 @@ mod tests {
     }
 
     #[test]
-    fn the_originals_spellings_parse() {
+    fn the_go_projects_spellings_parse() {
         let cli = parse(&[
             "kubectl-multicluster",
             "list",
@@ -594,7 +594,7 @@ mod tests {
     }
 
     #[test]
-    fn join_takes_the_originals_file_flag() {
+    fn join_takes_the_go_projects_file_flag() {
         let cli = parse(&["k", "join", "tencent4", "--file=/tmp/k", "--insecure"]).unwrap();
         let Command::Join(join) = cli.command else { panic!("not join") };
         assert_eq!(join.file, PathBuf::from("/tmp/k"));

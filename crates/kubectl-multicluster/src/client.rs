@@ -4,10 +4,10 @@ use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use futures::stream::{self, BoxStream, StreamExt};
-use mc_types::ResourceInfo;
 use mc_types::api::{
     ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths,
 };
+use mc_types::{GvrSpec, ResourceInfo};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -70,8 +70,8 @@ impl Error {
         }
     }
 
-    /// Whether the server has no such endpoint (404): an earlier server, such as the original Go
-    /// one, which has neither `/v1/resources` nor `/v1/clusters`.
+    /// Whether the server has no such endpoint (404): an earlier server, such as the Go project's,
+    /// which has neither `/v1/resources` nor `/v1/clusters`.
     pub fn is_missing_endpoint(&self) -> bool {
         self.status() == Some(StatusCode::NOT_FOUND)
     }
@@ -102,8 +102,9 @@ const RESOURCES_PATH: &str = "/v1/resources";
 /// What to list (the parameters of `/v1/list_with_cluster`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListQuery {
-    /// Resource type in any form of the type syntax; the server resolves it. (The original server
-    /// understands only `group/version/resource`; see [`crate::original`].)
+    /// Resource type in any form of the type syntax (explicit forms as [`canonical_gvr`] writes
+    /// them); the server resolves it. (The Go project's server understands only
+    /// `group/version/resource`; see [`crate::go_server`].)
     pub gvr: String,
     /// Only this cluster.
     pub cluster: Option<String>,
@@ -117,6 +118,16 @@ pub struct ListQuery {
     pub field_selector: Option<String>,
     /// At most this many objects; `None` (or 0) for all.
     pub limit: Option<u64>,
+}
+
+/// The canonical `group/version/resource` of an explicit form (`v1.configmaps` → `v1/configmaps`,
+/// `core/v1/pods` → `v1/pods`); anything else as typed, for the server to resolve or refuse.
+/// Both servers understand the canonical form, and the Go project's server understands no other.
+pub fn canonical_gvr(typed: &str) -> Cow<'_, str> {
+    match GvrSpec::parse(typed) {
+        Ok(GvrSpec::Explicit(gvr)) => Cow::Owned(gvr.to_string()),
+        _ => Cow::Borrowed(typed),
+    }
 }
 
 impl ListQuery {
@@ -280,8 +291,8 @@ impl Client {
     }
 
     /// Every resource type the server has discovered (the union over its clusters); `None` when
-    /// the server has no `/v1/resources` (404): it is the original Go server (or an earlier one),
-    /// which cannot resolve names either.
+    /// the server has no `/v1/resources` (404): it is the Go project's server (or an earlier
+    /// mc-server), which cannot resolve names either.
     pub async fn resources(&self) -> Result<Option<Vec<ResourceInfo>>> {
         match self.send(self.request(Method::GET, RESOURCES_PATH)).await {
             Ok(resp) => self.decode(resp).await.map(Some),
@@ -549,7 +560,16 @@ fn reason(err: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::warning_text;
+    use super::{canonical_gvr, warning_text};
+
+    #[test]
+    fn only_explicit_forms_are_rewritten() {
+        assert_eq!(canonical_gvr("apps.v1.deployments"), "apps/v1/deployments");
+        assert_eq!(canonical_gvr("core/v1/pods"), "v1/pods");
+        assert_eq!(canonical_gvr("deploy"), "deploy");
+        assert_eq!(canonical_gvr("deployments.apps"), "deployments.apps");
+        assert_eq!(canonical_gvr("not a type"), "not a type");
+    }
 
     #[test]
     fn warnings_print_their_text_like_kubectl() {

@@ -284,7 +284,8 @@ mod tests {
         }
     }
 
-    const ORIGINAL: &str =
+    /// A config file as the Go project's script writes it.
+    const GO_PROJECT_CONFIG: &str =
         "serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n";
 
     #[test]
@@ -317,8 +318,8 @@ mod tests {
     }
 
     #[test]
-    fn the_original_config_names_the_server_and_the_master() {
-        let f = Fixture::new("original", Some(ORIGINAL));
+    fn the_go_projects_config_names_the_server_and_the_master() {
+        let f = Fixture::new("go-project", Some(GO_PROJECT_CONFIG));
         let s = f.settings(Overrides::default(), &[]);
         let target = s.server().unwrap();
         assert_eq!(target.url, "http://localhost:31888");

@@ -9,10 +9,9 @@ pub mod cli;
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod go_server;
 pub mod master;
-pub mod original;
 pub mod print;
-pub mod resolve;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;

@@ -247,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn the_original_example_parses() {
+    fn the_go_projects_example_parses() {
         let text = include_str!("../tests/fixtures/multi_cluster_resource_pod_example.yaml");
         let mut out = Vec::new();
         parse_documents("x", text, &mut out).unwrap();

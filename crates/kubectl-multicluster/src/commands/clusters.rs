@@ -1,4 +1,4 @@
-//! `list clusters`: the clusters mc-server knows and their health; from the original server,
+//! `list clusters`: the clusters mc-server knows and their health; from the Go project's server,
 //! which has no `/v1/clusters`, its MultiCluster objects.
 
 use std::io::Write;
@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 
 use crate::cli::{ListArgs, OutputFormat};
 use crate::client::Client;
-use crate::original;
+use crate::go_server;
 use crate::print::{self, Ctx, table, time};
 
-/// The columns of the cluster table (the original CLI's, which printed them from MultiClusters).
+/// The columns of the cluster table (the Go project's CLI's, which printed them from MultiClusters).
 const COLUMNS: [&str; 6] = ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "STATUS"];
 
 /// Runs `list clusters`.
@@ -131,18 +131,18 @@ fn faults(c: &ClusterInfo) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// `list clusters` against the original server: its MultiCluster objects, asked for exactly as
-/// the original CLI asks. They say less than `/v1/clusters` (no freshness: `-o wide` adds
+/// `list clusters` against the Go project's server: its MultiCluster objects, asked for exactly
+/// as the Go project's CLI asks. They say less than `/v1/clusters` (no freshness: `-o wide` adds
 /// nothing), and `-o json|yaml` prints the objects themselves, as a `List`.
 async fn from_multiclusters(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    // One line, like kubectl's warnings: the table means something else than ours (the
-    // original's STATUS is its own word, `Healthy`).
+    // One line, like kubectl's warnings: the table means something else than ours (the Go
+    // project's STATUS is its own word, `Healthy`).
     eprintln!(
         "Warning: mc-server at {} is an earlier version without /v1/clusters; listing its MultiCluster objects instead",
         client.url()
     );
     let mut items = Vec::new();
-    for item in client.list(&original::multiclusters_query()).await? {
+    for item in client.list(&go_server::multiclusters_query()).await? {
         let cluster: MultiCluster = serde_json::from_value(item.object.clone())
             .with_context(|| format!("unexpected MultiCluster object from mc-server at {}", client.url()))?;
         items.push((cluster, item.object));
@@ -188,7 +188,7 @@ fn cluster_name(cluster: &MultiCluster) -> &str {
 }
 
 /// The cluster table from MultiCluster objects: `spec.{name,version,host,platform,isMaster}` and
-/// `status.status`, as the original wrote them (`isMaster: "true"`, `Healthy`).
+/// `status.status`, as the Go project wrote them (`isMaster: "true"`, `Healthy`).
 pub fn write_multicluster_table(
     out: &mut dyn Write,
     clusters: &[MultiCluster],

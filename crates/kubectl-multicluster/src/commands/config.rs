@@ -116,7 +116,7 @@ fn view<E: Fn(&str) -> Option<String>>(settings: &Settings<E>, out: &mut dyn Wri
 }
 
 /// `serverIP` and `serverPort` for a `--server` URL, such that [`CliConfig::server_url`] gives
-/// the URL back: plain http keeps the original's bare host, https keeps its scheme; without a
+/// the URL back: plain http keeps the Go project's bare host, https keeps its scheme; without a
 /// port, the scheme's (80 or 443), as the same `--server` flag would mean.
 pub fn server_fields(url: &str) -> Result<(String, u16)> {
     let full = normalize_url(url, &Origin::Flag("--server"))?;
@@ -143,7 +143,7 @@ pub fn server_fields(url: &str) -> Result<(String, u16)> {
     let server_ip = if scheme == "https" {
         format!("https://{host}")
     } else {
-        // The original's format: a bare host (an IPv6 address without brackets) means http.
+        // The Go project's format: a bare host (an IPv6 address without brackets) means http.
         host.trim_start_matches('[').trim_end_matches(']').to_owned()
     };
     Ok((server_ip, port))

@@ -11,13 +11,12 @@ use serde_json::Value;
 
 use crate::cli::DescribeArgs;
 use crate::client::{self, Client, ListQuery};
-use crate::original::Listing;
+use crate::go_server::{Listing, Resolver};
 use crate::print;
-use crate::resolve::{self, Resolver};
 
-/// Runs `describe`. Our server answers the first request; whether the server is the original
+/// Runs `describe`. Our server answers the first request; whether the server is the Go project's
 /// (no `/v1/resources`) is asked only when the answer depends on it: when it refused the type, or
-/// when selectors were given, which the original would ignore.
+/// when selectors were given, which the Go project's server would ignore.
 pub async fn run(
     client: &Client,
     resolver: Resolver,
@@ -25,7 +24,7 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
     let query = ListQuery {
-        gvr: resolve::canonical(&args.resource).into_owned(),
+        gvr: client::canonical_gvr(&args.resource).into_owned(),
         // One cluster per request: the others are asked by `Listing::add_clusters`.
         cluster: args.filters.clusters.first().cloned(),
         namespace: args.filters.namespace.clone(),

@@ -9,14 +9,13 @@ use mc_types::api::ListWithClusterItem;
 use super::printing::{Format, Printing};
 use super::table_spec::table_spec;
 use crate::cli::ListArgs;
-use crate::client::{Client, ListQuery, RawListItem};
-use crate::original::Listing;
+use crate::client::{self, Client, ListQuery, RawListItem};
+use crate::go_server::{Listing, Resolver};
 use crate::print::sort::SortBy;
 use crate::print::{self, Ctx, View, not_found, table};
-use crate::resolve::{self, Resolver};
 
 /// Runs `list`. The type goes to the server as typed (explicit forms canonical); only a server
-/// without `/v1/resources` — the original — gets it resolved here.
+/// without `/v1/resources` — the Go project's — gets it resolved here.
 pub async fn run(
     client: &Client,
     resolver: Resolver,
@@ -131,7 +130,7 @@ pub(crate) fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
 /// The server query for `list` arguments.
 pub fn query(args: &ListArgs) -> ListQuery {
     ListQuery {
-        gvr: resolve::canonical(&args.resource).into_owned(),
+        gvr: client::canonical_gvr(&args.resource).into_owned(),
         // One cluster per request: the others are asked by `Listing::add_clusters`.
         cluster: args.filters.clusters.first().cloned(),
         namespace: args.filters.namespace.clone(),

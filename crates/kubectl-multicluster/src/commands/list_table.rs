@@ -1,7 +1,7 @@
 //! `list` as rows of the server's `meta.k8s.io/v1` Table: the server computes the cells (the
 //! shared printer registry, CRD printer columns), so only text crosses the wire and 10,000 pods
 //! print fast. Used for tables without `--sort-by`; anything else, and a server without the
-//! Kubernetes API (the original), goes through the object path in [`super::list`].
+//! Kubernetes API (the Go project's), goes through the object path in [`super::list`].
 
 use std::io::Write;
 use std::process::ExitCode;

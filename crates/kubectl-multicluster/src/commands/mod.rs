@@ -24,7 +24,7 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 use crate::client::Client;
 use crate::config::{Overrides, Settings};
-use crate::resolve::Resolver;
+use crate::go_server::Resolver;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
@@ -36,8 +36,8 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
     };
     let settings = Settings::from_process(overrides.clone());
     let client = || -> Result<Client> { Ok(Client::new(settings.server()?)?) };
-    // The master cluster is asked only for a name that neither the server (the original cannot)
-    // nor the built-in table resolves.
+    // The master cluster is asked only for a name that neither the server (the Go project's
+    // cannot) nor the built-in table resolves.
     let resolver = || Resolver::new(settings.master_kubeconfig(None));
     match cli.command {
         Command::List(args) => list::run(&client()?, resolver(), args, out).await,

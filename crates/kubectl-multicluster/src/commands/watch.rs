@@ -40,7 +40,8 @@ pub async fn run(
     let mut query = query.clone();
     query.limit = None;
     let (stream, resources) = tokio::join!(client.watch(&query), client.resources());
-    // The original server has no watch: it would answer with a plain list (or refuse the type).
+    // The Go project's server has no watch: it would answer with a plain list (or refuse the
+    // type).
     if matches!(resources, Ok(None)) {
         bail!(
             "list --watch needs a newer mc-server: the server at {} is an earlier version without watch (it has no /v1/resources); list without --watch",

@@ -91,7 +91,7 @@ fn list_pods_prints_one_row_per_pod_with_its_cluster() {
 }
 
 #[test]
-fn the_originals_command_lines_work_unchanged() {
+fn the_go_projects_command_lines_work_unchanged() {
     let server = FakeServer::start();
     let home = Home::for_server(&server.url, None);
     let out = home.cmd().args(["list", "core/v1/pods", "--clusterName=tencent2"]).output().unwrap();

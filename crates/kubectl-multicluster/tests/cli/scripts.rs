@@ -27,7 +27,7 @@ fn generate(home: &Path, args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn generate_config_writes_the_originals_file_and_refuses_to_overwrite_it() {
+fn generate_config_writes_the_go_projects_file_and_refuses_to_overwrite_it() {
     let home = home("generate");
     let file = home.join(".multi-cluster-operator/config");
     let out = generate(&home, &["--ip", "localhost", "--port", "31888", "--config", "/root/.kube/config"]);

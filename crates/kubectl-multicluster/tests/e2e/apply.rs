@@ -132,9 +132,9 @@ fn an_unknown_kind_is_reported_and_the_rest_still_applies() {
     server.plugin(&["delete", "cm", "mixed", "-n", NS]).ok();
 }
 
-/// The earlier project's example: a MultiClusterResource placing a Pod in three clusters.
+/// The Go project's example: a MultiClusterResource placing a Pod in three clusters.
 #[test]
-fn the_original_example_is_applied_dispatched_and_deleted() {
+fn the_go_projects_example_is_applied_dispatched_and_deleted() {
     let env = Env::get();
     let server = Server::shared();
     let example =

@@ -1,11 +1,10 @@
 //! Turning a typed resource type into `group/version/resource` here instead of on the server, for
-//! a server that cannot resolve names (the original Go server, see [`crate::original`]).
+//! a server that cannot resolve names (the Go project's server, see [`super`]).
 //!
 //! Explicit forms (`v1.pods`, `apps.v1.deployments`, `core/v1/pods`, `v1/apps/deployments`) are
 //! only parsed. Names go to the [built-in table](crate::builtin_types), then — for what it lacks,
 //! CRDs — to the discovery of the master cluster named by `masterClusterKubeConfigPath`.
 
-use std::borrow::Cow;
 use std::path::PathBuf;
 
 use mc_types::gvr::GvrError;
@@ -91,16 +90,6 @@ impl Resolver {
     }
 }
 
-/// The canonical `group/version/resource` of an explicit form (`v1.configmaps` → `v1/configmaps`,
-/// `core/v1/pods` → `v1/pods`); anything else as typed, for the server to resolve or refuse.
-/// Both servers understand the canonical form, and the original understands no other.
-pub fn canonical(typed: &str) -> Cow<'_, str> {
-    match GvrSpec::parse(typed) {
-        Ok(GvrSpec::Explicit(gvr)) => Cow::Owned(gvr.to_string()),
-        _ => Cow::Borrowed(typed),
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -149,14 +138,5 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let err = runtime.block_on(without_master().resolve("apps/v1/")).unwrap_err();
         assert!(matches!(err, Error::Gvr(GvrError::Malformed { .. })), "{err:?}");
-    }
-
-    #[test]
-    fn only_explicit_forms_are_rewritten() {
-        assert_eq!(canonical("apps.v1.deployments"), "apps/v1/deployments");
-        assert_eq!(canonical("core/v1/pods"), "v1/pods");
-        assert_eq!(canonical("deploy"), "deploy");
-        assert_eq!(canonical("deployments.apps"), "deployments.apps");
-        assert_eq!(canonical("not a type"), "not a type");
     }
 }

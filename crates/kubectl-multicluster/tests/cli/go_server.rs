@@ -1,5 +1,5 @@
-//! The real binary against a stand-in for the original Go server (our CLI during a migration,
-//! docs/migrating-from-go.md): every form of resource type, `describe` with the original's
+//! The real binary against a stand-in for the Go project's server (our CLI during a migration,
+//! docs/migrating-from-go.md): every form of resource type, `describe` with the Go project's
 //! flags, `list clusters` from MultiCluster objects, selectors applied by the plugin — and
 //! against our own server, nothing of this happens.
 
@@ -7,13 +7,13 @@ use serde_json::Value;
 
 use crate::commands::{Home, stderr, stdout};
 use crate::fake::FakeServer;
+use crate::fake_go_server::{FakeGoServer, Received};
 use crate::fake_master::FakeMaster;
-use crate::original_server::{OriginalServer, Received};
 
 const LIST: &str = "/v1/list_with_cluster";
 
-/// Every form of type a user of the original may write (names, short names, dotted and slash
-/// forms), with the slash form the original must get and whether the plugin can know it before it
+/// Every form of type a user of the Go project may write (names, short names, dotted and slash
+/// forms), with the slash form its server must get and whether the plugin can know it before it
 /// knows the server (explicit forms: yes; names: only afterwards).
 const FORMS: [(&str, &str, bool); 5] = [
     ("pods", "v1/pods", false),
@@ -28,12 +28,12 @@ fn gvrs(requests: &[Received]) -> Vec<&str> {
 }
 
 #[test]
-fn every_type_form_lists_the_same_rows_from_the_original_as_from_our_server() {
-    let original = OriginalServer::start();
+fn every_type_form_lists_the_same_rows_from_the_go_projects_server_as_from_ours() {
+    let go_server = FakeGoServer::start();
     let ours = FakeServer::start();
-    let (at_original, at_ours) = (Home::for_server(&original.url, None), Home::for_server(&ours.url, None));
+    let (at_go_server, at_ours) = (Home::for_server(&go_server.url, None), Home::for_server(&ours.url, None));
     for (typed, _, _) in FORMS {
-        let out = at_original.cmd().args(["list", typed]).output().unwrap();
+        let out = at_go_server.cmd().args(["list", typed]).output().unwrap();
         assert!(out.status.success(), "{typed}: {}", stderr(&out));
         assert_eq!(stderr(&out), "", "{typed}: no noise on stderr");
         let expected = at_ours.cmd().args(["list", typed]).output().unwrap();
@@ -41,12 +41,12 @@ fn every_type_form_lists_the_same_rows_from_the_original_as_from_our_server() {
         assert_eq!(stdout(&out), stdout(&expected), "{typed}");
         assert!(stdout(&out).lines().count() >= 3, "{typed}: {}", stdout(&out));
     }
-    let out = at_original.cmd().args(["list", "pods"]).output().unwrap();
+    let out = at_go_server.cmd().args(["list", "pods"]).output().unwrap();
     let rows = stdout(&out);
     assert!(rows.starts_with("CLUSTER    NAME                 NAMESPACE   NODE"), "{rows}");
     assert!(rows.contains("\ntencent2   migrate-db           shop        tencent2-node-0"), "{rows}");
     assert_eq!(rows.lines().count(), 7, "{rows}");
-    let out = at_original.cmd().args(["list", "v1.configmaps", "-o", "name"]).output().unwrap();
+    let out = at_go_server.cmd().args(["list", "v1.configmaps", "-o", "name"]).output().unwrap();
     assert_eq!(
         stdout(&out),
         "tencent2/configmap/multiclusterresource-configmap\ntencent2/configmap/kube-root-ca.crt\ntencent4/configmap/empty\n"
@@ -54,34 +54,35 @@ fn every_type_form_lists_the_same_rows_from_the_original_as_from_our_server() {
 }
 
 #[test]
-fn the_original_answers_only_slash_types_and_is_asked_once() {
+fn the_go_projects_server_answers_only_slash_types_and_is_asked_once() {
     for (typed, slash, explicit) in FORMS {
-        let original = OriginalServer::start();
-        let home = Home::for_server(&original.url, None);
+        let go_server = FakeGoServer::start();
+        let home = Home::for_server(&go_server.url, None);
         home.cmd().args(["list", typed]).assert().success();
-        let lists = original.received_at(LIST);
+        let lists = go_server.received_at(LIST);
         let (answered, refused): (Vec<Received>, Vec<Received>) =
             lists.into_iter().partition(|r| r.status == 200);
         // One answered list: no `continue` header came back, and the plugin did not loop.
         assert_eq!(gvrs(&answered), [slash], "{typed}");
-        assert_eq!(answered[0].param("limit"), Some("0"), "{typed}: all objects, not the original's 10");
+        assert_eq!(answered[0].param("limit"), Some("0"), "{typed}: all objects, not the Go project's 10");
         if explicit {
             assert_eq!(refused, [], "{typed}: the slash form went out first");
         } else {
             // A name goes out as typed, for our server to resolve, alongside /v1/resources; the
-            // original refuses it, and that 404 makes the plugin resolve it and ask again.
+            // Go project's server refuses it, and that 404 makes the plugin resolve it and ask
+            // again.
             assert_eq!(gvrs(&refused), [typed], "{typed}");
             assert!(refused.iter().all(|r| r.status == 400), "{refused:?}");
         }
-        let discovery = original.received_at("/v1/resources");
+        let discovery = go_server.received_at("/v1/resources");
         assert_eq!(discovery.iter().map(|r| r.status).collect::<Vec<_>>(), [404], "{typed}");
     }
 }
 
 #[test]
-fn describe_finds_the_object_in_the_original_with_either_flag_spelling() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+fn describe_finds_the_object_in_the_go_projects_server_with_either_flag_spelling() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let spellings: [&[&str]; 3] = [
         &["describe", "pods", "--name", "api-0", "--namespace", "shop", "--clusterName", "tencent1"],
         &["describe", "pods", "--name=api-0", "--namespace=shop", "--clusterName=tencent1"],
@@ -95,7 +96,7 @@ fn describe_finds_the_object_in_the_original_with_either_flag_spelling() {
         assert!(text.contains("  name: api-0\n  namespace: shop\n"), "{text}");
         assert_eq!(text.matches("# cluster:").count(), 1, "{text}");
         // The pod's list, then its events' (for the Events section).
-        let mut lists = original.received_at(LIST);
+        let mut lists = go_server.received_at(LIST);
         let events = lists.pop().unwrap();
         assert_eq!(events.params[0], ("gvr".into(), "v1/events".into()), "{:?}", events.params);
         let last = lists.pop().unwrap();
@@ -124,9 +125,9 @@ fn describe_finds_the_object_in_the_original_with_either_flag_spelling() {
 }
 
 #[test]
-fn list_clusters_prints_the_originals_multicluster_objects_as_the_cluster_table() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+fn list_clusters_prints_the_go_projects_multicluster_objects_as_the_cluster_table() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let out = home.cmd().args(["list", "clusters"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
@@ -139,11 +140,11 @@ fn list_clusters_prints_the_originals_multicluster_objects_as_the_cluster_table(
         stderr(&out),
         format!(
             "Warning: mc-server at {} is an earlier version without /v1/clusters; listing its MultiCluster objects instead\n",
-            original.url
+            go_server.url
         )
     );
-    assert_eq!(original.received_at("/v1/clusters").iter().map(|r| r.status).collect::<Vec<_>>(), [404]);
-    let asked = original.received_at(LIST);
+    assert_eq!(go_server.received_at("/v1/clusters").iter().map(|r| r.status).collect::<Vec<_>>(), [404]);
+    let asked = go_server.received_at(LIST);
     assert_eq!(asked.len(), 1);
     assert_eq!(
         asked[0].params,
@@ -153,7 +154,7 @@ fn list_clusters_prints_the_originals_multicluster_objects_as_the_cluster_table(
             ("limit", "0")
         ]
         .map(|(k, v)| (k.to_owned(), v.to_owned())),
-        "what the original CLI sends"
+        "what the Go project's CLI sends"
     );
 
     let out = home.cmd().args(["list", "clusters", "-o", "name"]).output().unwrap();
@@ -175,13 +176,13 @@ fn list_clusters_prints_the_originals_multicluster_objects_as_the_cluster_table(
 }
 
 #[test]
-fn selectors_are_applied_by_the_plugin_because_the_original_ignores_them() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+fn selectors_are_applied_by_the_plugin_because_the_go_projects_server_ignores_them() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let out = home.cmd().args(["list", "pods", "-l", "app=web", "-o", "name"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "tencent1/pod/web-7dbf7cc5-8llgr\n");
-    let last = original.received_at(LIST).pop().unwrap();
+    let last = go_server.received_at(LIST).pop().unwrap();
     assert_eq!(last.param("gvr"), Some("v1/pods"));
     assert_eq!(last.param("labelSelector"), None);
     assert_eq!(last.param("limit"), Some("0"));
@@ -202,7 +203,7 @@ fn selectors_are_applied_by_the_plugin_because_the_original_ignores_them() {
         .output()
         .unwrap();
     assert_eq!(stdout(&out), "tencent1/pod/api-0\n");
-    assert_eq!(original.received_at(LIST).pop().unwrap().param("limit"), Some("0"));
+    assert_eq!(go_server.received_at(LIST).pop().unwrap().param("limit"), Some("0"));
     let out = home.cmd().args(["describe", "v1/pods", "-l", "app=migrate"]).output().unwrap();
     assert!(stdout(&out).starts_with("# cluster: tencent2\n"), "{}", stdout(&out));
     assert_eq!(stdout(&out).matches("# cluster:").count(), 1, "{}", stdout(&out));
@@ -215,9 +216,9 @@ fn selectors_are_applied_by_the_plugin_because_the_original_ignores_them() {
 
 #[test]
 fn a_custom_resource_name_is_resolved_through_the_master_clusters_discovery() {
-    let original = OriginalServer::start();
+    let go_server = FakeGoServer::start();
     let master = FakeMaster::start();
-    let home = Home::for_server(&original.url, None);
+    let home = Home::for_server(&go_server.url, None);
     let kubeconfig = home.dir.join("master.kubeconfig");
     master.write_kubeconfig(&kubeconfig);
     let config = std::fs::read_to_string(home.config()).unwrap();
@@ -229,13 +230,13 @@ fn a_custom_resource_name_is_resolved_through_the_master_clusters_discovery() {
     let out = home.cmd().args(["list", "wd"]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stderr(&out), "No resources found.\n");
-    assert_eq!(gvrs(&original.received_at(LIST)), ["wd", "example.com/v1/widgets"]);
+    assert_eq!(gvrs(&go_server.received_at(LIST)), ["wd", "example.com/v1/widgets"]);
 }
 
 #[test]
 fn a_name_neither_built_in_nor_discoverable_fails_in_one_line() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let out = home.cmd().args(["list", "widgets"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let message = stderr(&out);
@@ -245,13 +246,13 @@ fn a_name_neither_built_in_nor_discoverable_fails_in_one_line() {
     );
     assert!(message.contains("cannot read kubeconfig /nonexistent/kubeconfig"), "{message}");
     assert_eq!(message.lines().count(), 1, "{message}");
-    assert_eq!(gvrs(&original.received_at(LIST)), ["widgets"], "nothing sent after it failed");
+    assert_eq!(gvrs(&go_server.received_at(LIST)), ["widgets"], "nothing sent after it failed");
 }
 
 #[test]
-fn watch_against_the_original_says_it_has_none() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+fn watch_against_the_go_projects_server_says_it_has_none() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let out = home.cmd().args(["list", "pods", "-w"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("error: list --watch needs a newer mc-server"), "{}", stderr(&out));
@@ -259,9 +260,9 @@ fn watch_against_the_original_says_it_has_none() {
 }
 
 #[test]
-fn join_and_unjoin_work_against_the_original() {
-    let original = OriginalServer::start();
-    let home = Home::for_server(&original.url, None);
+fn join_and_unjoin_work_against_the_go_projects_server() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
     let kubeconfig = home.dir.join("k.yaml");
     std::fs::write(&kubeconfig, "apiVersion: v1\nkind: Config\n").unwrap();
     let out = home.cmd().args(["join", "tencent5", "--file"]).arg(&kubeconfig).output().unwrap();

@@ -1,5 +1,5 @@
-//! A stand-in for the original Go server: only `/v1/list`, `/v1/list_with_cluster`, `/v1/join` and
-//! `/v1/unjoin`; resource types only as `group/version/resource` (else 400 `not found gvr`, as
+//! A stand-in for the Go project's server: only `/v1/list`, `/v1/list_with_cluster`, `/v1/join`
+//! and `/v1/unjoin`; resource types only as `group/version/resource` (else 400 `not found gvr`, as
 //! its handler answers); `limit` 10 by default; no selectors, `continue`, watch or token; Gin's
 //! plain-text 404 for every other path. It records every request with its answer's status.
 
@@ -35,13 +35,13 @@ impl Received {
 type Log = Arc<Mutex<Vec<Received>>>;
 
 /// The running stand-in; stops when dropped.
-pub struct OriginalServer {
+pub struct FakeGoServer {
     pub url: String,
     log: Log,
     _served: Served,
 }
 
-impl OriginalServer {
+impl FakeGoServer {
     pub fn start() -> Self {
         let log: Log = Arc::default();
         let app = Router::new()
@@ -52,7 +52,7 @@ impl OriginalServer {
             .fallback(|| async { (StatusCode::NOT_FOUND, "404 page not found") })
             .layer(middleware::from_fn_with_state(log.clone(), record));
         let served = Served::start(app);
-        OriginalServer { url: served.url.clone(), log, _served: served }
+        FakeGoServer { url: served.url.clone(), log, _served: served }
     }
 
     /// Every request so far.
@@ -80,8 +80,8 @@ fn param<'a>(params: &'a [(String, String)], key: &str) -> Option<&'a str> {
     params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
-/// The objects of a type the original parsed from `group/version/resource` (`core` for the core
-/// group), with their clusters; `None` when it cannot parse the type.
+/// The objects of a type the Go project's server parsed from `group/version/resource` (`core` for
+/// the core group), with their clusters; `None` when it cannot parse the type.
 fn items_of(gvr: &str) -> Option<Vec<Value>> {
     let parts: Vec<&str> = gvr.split('/').collect();
     let (group, version, resource) = match parts.as_slice() {
@@ -113,7 +113,7 @@ fn items_of(gvr: &str) -> Option<Vec<Value>> {
     })
 }
 
-/// MultiCluster objects as the original writes them: in `default` on the master, every spec
+/// MultiCluster objects as the Go project writes them: in `default` on the master, every spec
 /// field a string, `status.status: Healthy`. One more in another namespace, which its CLI never
 /// asks for.
 fn multiclusters() -> Vec<Value> {
@@ -152,7 +152,7 @@ fn listed(params: &[(String, String)]) -> Option<Vec<Value>> {
     Some(items)
 }
 
-/// The original's answer to a type it cannot parse.
+/// The Go project's server's answer to a type it cannot parse.
 fn not_found_gvr() -> Response {
     (StatusCode::BAD_REQUEST, axum::Json(json!({"error": "not found gvr"}))).into_response()
 }
