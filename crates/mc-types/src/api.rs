@@ -1,6 +1,6 @@
 //! HTTP wire types of mc-server, shared by the server and the CLI.
 //!
-//! The original's endpoints return bare JSON arrays, so pagination does not wrap them: the token
+//! The Go project's endpoints return bare JSON arrays, so pagination does not wrap them: the token
 //! for the next page travels in the [`CONTINUE_HEADER`] response header.
 
 use std::fmt;
@@ -12,7 +12,7 @@ use crate::gvr::GvrError;
 /// Response header carrying the `continue` token of the next page; absent on the last page.
 pub const CONTINUE_HEADER: &str = "x-continue";
 
-/// `limit` when none is given, as in the original; `limit=0` means all.
+/// `limit` when none is given, as in the Go project; `limit=0` means all.
 pub const DEFAULT_LIST_LIMIT: u64 = 10;
 
 /// Request paths.
@@ -91,9 +91,9 @@ pub struct ResResponse {
 }
 
 impl ResResponse {
-    /// The original's join message.
+    /// The Go project's join message.
     pub const JOINED: &str = "join cluster successful";
-    /// The original's unjoin message.
+    /// The Go project's unjoin message.
     pub const UNJOINED: &str = "unjoin cluster successful";
 
     /// `{"res": "join cluster successful"}`.
@@ -303,7 +303,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn list_with_cluster_items_use_the_original_keys() {
+    fn list_with_cluster_items_use_the_go_projects_keys() {
         let item = ListWithClusterItem { cluster_name: "tencent1".into(), object: json!({"kind": "Pod"}) };
         assert_eq!(
             serde_json::to_value(&item).unwrap(),
@@ -332,7 +332,7 @@ mod tests {
     }
 
     #[test]
-    fn join_and_unjoin_answer_like_the_original() {
+    fn join_and_unjoin_answer_like_the_go_project() {
         assert_eq!(
             serde_json::to_value(ResResponse::joined()).unwrap(),
             json!({"res": "join cluster successful"})

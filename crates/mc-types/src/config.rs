@@ -1,9 +1,9 @@
 //! The two configuration files: the server's cluster list and the CLI's
-//! `~/.multi-cluster-operator/config`. Both keep the original Go project's keys.
+//! `~/.multi-cluster-operator/config`. Both keep the Go project's keys.
 //!
 //! Loading parses, validates and normalises in one step, so code past the edge can rely on a
 //! [`ServerConfig`] having at least one cluster, unique DNS-label names and exactly one master.
-//! Unknown keys are ignored: files written for the original may carry extras.
+//! Unknown keys are ignored: files written for the Go project may carry extras.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::gvr::{GvrError, GvrSpec, ResourceInfo};
 
-/// Port of mc-server, as in the original.
+/// Port of mc-server, as in the Go project.
 pub const DEFAULT_PORT: u16 = 31888;
 
 /// Why a configuration file could not be used. Every message is one line that names the file
@@ -239,7 +239,7 @@ impl DispatchSection {
     }
 }
 
-/// One item of `clusters`, wrapped in `metadata` as in the original.
+/// One item of `clusters`, wrapped in `metadata` as in the Go project.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterEntry {
     /// The cluster's settings.
@@ -318,7 +318,7 @@ pub struct ServerSection {
     /// More tokens, each with a role (`read` or `admin`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<TokenEntry>,
-    /// Let GET requests without a token through with the `read` role (for the original's CLI,
+    /// Let GET requests without a token through with the `read` role (for the Go project's CLI,
     /// which cannot send one). Join and unjoin never go anonymous.
     #[serde(default)]
     pub anonymous_read: bool,
@@ -666,13 +666,13 @@ fn parse_yaml<T: de::DeserializeOwned>(text: &str, file: &Path) -> Result<T> {
 // CLI configuration
 // ---------------------------------------------------------------------------------------------
 
-/// The CLI's `~/.multi-cluster-operator/config`, with the original's keys.
+/// The CLI's `~/.multi-cluster-operator/config`, with the Go project's keys.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CliConfig {
     /// Host name or IP of mc-server; may also be a URL (`https://mc.example.com`).
     #[serde(rename = "serverIP", alias = "serverIp")]
     pub server_ip: String,
-    /// Port of mc-server; the original wrote it as a string, both are accepted.
+    /// Port of mc-server; the Go project wrote it as a string, both are accepted.
     #[serde(
         rename = "serverPort",
         default = "default_port",
@@ -812,8 +812,8 @@ mod tests {
         dir
     }
 
-    /// `shared/reference/examples/config.yaml`, the original project's example, verbatim.
-    const ORIGINAL: &str = r#"clusters:                     # 集群列表
+    /// `shared/reference/examples/config.yaml`, the Go project's example, verbatim.
+    const GO_PROJECT_EXAMPLE: &str = r#"clusters:                     # 集群列表
   - metadata:
       clusterName: tencent1   # 自定义集群名
       insecure: true          # 是否开启跳过 tls 证书认证
@@ -829,8 +829,8 @@ mod tests {
       isMaster: true          # 标示主集群"#;
 
     #[test]
-    fn the_original_example_config_loads() {
-        let config = load_str(ORIGINAL).unwrap();
+    fn the_go_projects_example_config_loads() {
+        let config = load_str(GO_PROJECT_EXAMPLE).unwrap();
         let names: Vec<&str> = config.clusters.iter().map(|c| c.metadata.cluster_name.as_str()).collect();
         assert_eq!(names, ["tencent1", "tencent2", "tencent4"]);
         assert_eq!(config.master().unwrap().cluster_name, "tencent4");
@@ -1189,7 +1189,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
     }
 
     #[test]
-    fn the_original_cli_config_loads() {
+    fn the_go_projects_cli_config_loads() {
         let config =
             cli("serverIP: localhost\nserverPort: 31888\nmasterClusterKubeConfigPath: /root/.kube/config\n")
                 .unwrap();

@@ -206,8 +206,8 @@ impl fmt::Display for GvrSpec {
     }
 }
 
-/// `version/resource`, `group/version/resource`, the original README's `version/group/resource`
-/// or the original CLI's `version.group/resource` (empty group: core).
+/// `version/resource`, `group/version/resource`, the Go project's README's
+/// `version/group/resource` or its CLI's `version.group/resource` (empty group: core).
 fn parse_slashed(input: &str) -> Result<GvrSpec> {
     let segments: Vec<&str> = input.split('/').collect();
     if segments.len() > 3 {
@@ -218,7 +218,8 @@ fn parse_slashed(input: &str) -> Result<GvrSpec> {
     }
     match segments.as_slice() {
         [version, resource] if is_version(version) => explicit(input, "", version, resource),
-        // The original CLI's `version.group/resource` (`v1./configmaps`, `v1.apps/deployments`).
+        // The Go project's CLI's `version.group/resource` (`v1./configmaps`,
+        // `v1.apps/deployments`).
         [version_group, resource] if version_group.split_once('.').is_some_and(|(v, _)| is_version(v)) => {
             let (version, group) = version_group.split_once('.').unwrap_or_default();
             explicit(input, group, version, resource)
@@ -227,7 +228,7 @@ fn parse_slashed(input: &str) -> Result<GvrSpec> {
             Err(GvrError::malformed(input, "missing resource after the version, e.g. apps/v1/deployments"))
         }
         [group, version, resource] if is_version(version) => explicit(input, group, version, resource),
-        // The original README's version-first form: v1/apps/deployments.
+        // The Go project's README's version-first form: v1/apps/deployments.
         [version, group, resource] if is_version(version) => explicit(input, group, version, resource),
         _ => Err(GvrError::malformed(
             input,
@@ -667,13 +668,13 @@ mod tests {
     }
 
     #[test]
-    fn the_original_version_first_form_parses() {
+    fn the_go_projects_version_first_form_parses() {
         assert_eq!(explicit("v1/apps/deployments"), Gvr::new("apps", "v1", "deployments"));
         assert_eq!(explicit("v1/core/pods"), Gvr::new("", "v1", "pods"));
     }
 
     #[test]
-    fn the_original_cli_version_dot_group_form_parses() {
+    fn the_go_projects_cli_version_dot_group_form_parses() {
         assert_eq!(explicit("v1./configmaps"), Gvr::new("", "v1", "configmaps"));
         assert_eq!(explicit("v1.apps/deployments"), Gvr::new("apps", "v1", "deployments"));
         assert_eq!(

@@ -211,7 +211,7 @@ impl LabelSelector {
         Self { requirements }
     }
 
-    /// The selector `k1=v1,k2=v2,…`, as the original API's `labels[key]=value` parameters meant.
+    /// The selector `k1=v1,k2=v2,…`, as the Go project's `labels[key]=value` parameters meant.
     pub fn from_equalities<K, V>(pairs: impl IntoIterator<Item = (K, V)>) -> Result<Self, SelectorError>
     where
         K: Into<String>,

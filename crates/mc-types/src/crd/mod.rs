@@ -1,6 +1,7 @@
-//! Custom resources of group `mulitcluster.practice.com` (spelled as the original, so existing
-//! YAML applies): [`MultiClusterResource`] (what to dispatch where) and [`MultiCluster`] (the
-//! cluster registry). The CRD manifests in `deploy/crds/` are generated from these types.
+//! Custom resources of group `mulitcluster.practice.com` (spelled as the Go project spelled it,
+//! so existing YAML applies): [`MultiClusterResource`] (what to dispatch where) and
+//! [`MultiCluster`] (the cluster registry). The CRD manifests in `deploy/crds/` are generated from
+//! these types.
 
 mod multicluster;
 mod resource;

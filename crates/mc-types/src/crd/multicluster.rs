@@ -1,4 +1,4 @@
-//! `MultiCluster`: one per member cluster, kept current by the server. Exactly the original's
+//! `MultiCluster`: one per member cluster, kept current by the server. Exactly the Go project's
 //! shape, so its CRD, its objects and its CLI keep working: namespaced (in the server's
 //! namespace), every spec field a string (`isMaster: "true"`), `status.status`, short name `cl`;
 //! our additions are optional status fields.
@@ -27,7 +27,7 @@ use serde::{Deserialize, Deserializer, Serialize};
     printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
 )]
 #[serde(rename_all = "camelCase")]
-// Fields the original (or a later version) wrote that we do not know are kept, not pruned.
+// Fields the Go project (or a later version) wrote that we do not know are kept, not pruned.
 #[schemars(extend("x-kubernetes-preserve-unknown-fields" = true))]
 pub struct MultiClusterSpec {
     /// Cluster name (same as the object's name).
@@ -43,7 +43,7 @@ pub struct MultiClusterSpec {
     #[serde(default)]
     pub platform: String,
     /// `"true"` for the master cluster, which holds the MultiClusterResources; a string, as the
-    /// original wrote it (a boolean is read too).
+    /// Go project wrote it (a boolean is read too).
     #[serde(default, deserialize_with = "string_or_bool")]
     pub is_master: String,
 }
@@ -55,7 +55,7 @@ impl MultiClusterSpec {
     }
 }
 
-/// `"true"`/`"false"` as the original writes `isMaster`, from a string or a boolean.
+/// `"true"`/`"false"` as the Go project writes `isMaster`, from a string or a boolean.
 fn string_or_bool<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -70,12 +70,12 @@ fn string_or_bool<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     })
 }
 
-/// Health as last seen by the server. `status` is the original's field; the rest is ours.
+/// Health as last seen by the server. `status` is the Go project's field; the rest is ours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(extend("x-kubernetes-preserve-unknown-fields" = true))]
 pub struct MultiClusterStatus {
-    /// `Connecting`, `Syncing`, `Synced`, `NotReady` or `Stale` (the original wrote `Healthy`).
+    /// `Connecting`, `Syncing`, `Synced`, `NotReady` or `Stale` (the Go project wrote `Healthy`).
     #[serde(default)]
     pub status: String,
     /// Why it is not ready.
@@ -121,7 +121,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn an_object_the_original_wrote_reads_with_its_string_is_master() {
+    fn an_object_the_go_project_wrote_reads_with_its_string_is_master() {
         let mc: MultiCluster = serde_json::from_value(json!({
             "apiVersion": "mulitcluster.practice.com/v1alpha1", "kind": "MultiCluster",
             "metadata": {"name": "tencent1", "namespace": "default"},

@@ -76,7 +76,7 @@ pub struct ClusterCustomize {
     pub action: Vec<Action>,
 }
 
-/// One JSON-Patch operation in the original's convention.
+/// One JSON-Patch operation in the Go project's convention.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Action {
     /// JSON Pointer into the object, e.g. `/spec/replicas`.
@@ -186,7 +186,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_original_examples_parse() {
+    fn the_go_projects_examples_parse() {
         for file in [
             "multi_cluster_resource_deployment_example.yaml",
             "multi_cluster_resource_configmap_example.yaml",

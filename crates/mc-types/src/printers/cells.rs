@@ -283,7 +283,7 @@ pub fn template_images(v: &Value, _: &Ctx) -> String {
     container_field(v, "/spec/template/spec/containers", "image")
 }
 
-/// Names of the original's `list` columns: the values present, `<none>` without any.
+/// Names of the Go project's `list` columns: the values present, `<none>` without any.
 fn names_of(containers: &[Value], field: &str) -> String {
     or_none(join_strs(containers.iter().filter_map(|c| c.get(field).and_then(Value::as_str)), ","))
 }
@@ -449,12 +449,12 @@ pub fn pod_ip(v: &Value, _: &Ctx) -> String {
     str_at(v, "/status/podIP").or_else(|| str_at(v, "/status/podIPs/0/ip")).unwrap_or(NONE).into()
 }
 
-/// Container names, comma-separated (the original's CONTAINER column).
+/// Container names, comma-separated (the Go project's CONTAINER column).
 pub fn pod_containers(v: &Value, _: &Ctx) -> String {
     names_of(arr_at(v, "/spec/containers"), "name")
 }
 
-/// Container images, comma-separated, in container order (the original's IMAGE column).
+/// Container images, comma-separated, in container order (the Go project's IMAGE column).
 pub fn pod_images(v: &Value, _: &Ctx) -> String {
     names_of(arr_at(v, "/spec/containers"), "image")
 }
@@ -504,7 +504,7 @@ fn replicas_spec(v: &Value) -> i64 {
     int_at(v, "/spec/replicas").unwrap_or(1)
 }
 
-/// `spec.replicas` (DESIRED; TOTAL of the original's deployment table).
+/// `spec.replicas` (DESIRED; TOTAL of the Go project's deployment table).
 pub fn spec_replicas(v: &Value, _: &Ctx) -> String {
     replicas_spec(v).to_string()
 }
@@ -1706,7 +1706,7 @@ pub fn event_name(v: &Value, ctx: &Ctx) -> String {
 
 // --- MultiClusterResources ---------------------------------------------------------------------
 
-/// A label selector (`matchLabels` + `matchExpressions`) as the original printed it.
+/// A label selector (`matchLabels` + `matchExpressions`) in kubectl's text syntax.
 fn selector_text(sel: &Value) -> String {
     let mut parts: Vec<String> = Vec::new();
     for (k, v) in obj_at(sel, "/matchLabels").into_iter().flatten() {
@@ -1733,7 +1733,7 @@ pub fn mcr_template(v: &Value, _: &Ctx) -> String {
     format!("{kind}/{name}")
 }
 
-/// Placed clusters, or `<master>` when there is no placement (the original's default).
+/// Placed clusters, or `<master>` when there is no placement (the Go project's default).
 pub fn mcr_placement(v: &Value, _: &Ctx) -> String {
     let names =
         join_strs(arr_at(v, "/spec/placement/clusters").iter().filter_map(|c| c.get("name")?.as_str()), ",");

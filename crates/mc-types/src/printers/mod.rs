@@ -3,9 +3,9 @@
 //! per column ([`cells`], after kubectl's `pkg/printers/internalversion`), CRD printer columns
 //! for custom resources, `NAME AGE` for anything else.
 //!
-//! Two views of a kind: kubectl's columns (the API, the plugin's `-o wide`) and, where the
-//! earlier project defined its own `list` columns (pods, deployments, configmaps), those as the
-//! plugin's default.
+//! Two views of a kind: kubectl's columns (the API, the plugin's `-o wide`) and, where the Go
+//! project defined its own `list` columns (pods, deployments, configmaps), those as the plugin's
+//! default.
 
 pub mod cells;
 pub mod deferred;
@@ -82,14 +82,14 @@ pub enum View {
     /// kubectl's own.
     #[default]
     Kubectl,
-    /// The earlier project's `list` columns where it defined them, else kubectl's.
-    Original,
+    /// The Go project's `list` columns where it defined them, else kubectl's.
+    GoProject,
 }
 
 impl View {
-    /// The plugin's choice: kubectl's columns with `-o wide`, else the original's defaults.
+    /// The plugin's choice: kubectl's columns with `-o wide`, else the Go project's defaults.
     pub fn of(wide: bool) -> Self {
-        if wide { View::Kubectl } else { View::Original }
+        if wide { View::Kubectl } else { View::GoProject }
     }
 }
 
@@ -162,8 +162,8 @@ impl TableSpec {
     /// The built-in table of a kind, if there is one.
     pub fn builtin(group: &str, kind: &str, namespaced: bool, view: View) -> Option<Self> {
         let entry = REGISTRY.iter().find(|e| e.group == group && e.kind == kind)?;
-        let columns = match (view, entry.original) {
-            (View::Original, Some(original)) => original,
+        let columns = match (view, entry.go_project) {
+            (View::GoProject, Some(go_project)) => go_project,
             _ => entry.columns,
         };
         Some(TableSpec {

@@ -1,5 +1,5 @@
-//! The column registry: kind → kubectl's columns (and the earlier project's `list` columns
-//! where it defined its own). Adding a kind is adding one [`Entry`].
+//! The column registry: kind → kubectl's columns (and the Go project's `list` columns where it
+//! defined its own). Adding a kind is adding one [`Entry`].
 
 use super::cells::{self as c, age};
 use super::{CellFn, Show};
@@ -19,9 +19,9 @@ pub struct Entry {
     pub name: bool,
     /// kubectl's columns after NAME (`Wide` ones are priority 1: `-o wide`).
     pub columns: &'static [Col],
-    /// The earlier project's `list` columns, where it defined them (pods, deployments,
-    /// configmaps): the plugin's default view.
-    pub original: Option<&'static [Col]>,
+    /// The Go project's `list` columns, where it defined them (pods, deployments, configmaps):
+    /// the plugin's default view.
+    pub go_project: Option<&'static [Col]>,
 }
 
 /// Every built-in table, as `kubectl get` prints it: the columns of the API server's Table
@@ -43,7 +43,7 @@ pub const REGISTRY: &[Entry] = &[
             ("NOMINATED NODE", Wide, c::pod_nominated_node),
             ("READINESS GATES", Wide, c::pod_readiness_gates),
         ],
-        original: Some(&[
+        go_project: Some(&[
             ("NODE", Always, c::pod_node),
             ("POD IP", Always, c::pod_ip),
             ("STATUS", Always, c::pod_status),
@@ -60,23 +60,23 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Always, c::podtemplate_images),
             ("POD LABELS", Always, c::podtemplate_labels),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
         kind: "ConfigMap",
         name: true,
         columns: &[("DATA", Always, c::data_count), ("AGE", Always, age)],
-        original: Some(&[("DATA", Always, c::data_count)]),
+        go_project: Some(&[("DATA", Always, c::data_count)]),
     },
     Entry {
         group: "",
         kind: "Secret",
         name: true,
         columns: &[("TYPE", Always, c::secret_type), ("DATA", Always, c::secret_data), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
-    Entry { group: "", kind: "ServiceAccount", name: true, columns: AGE_ONLY, original: None },
+    Entry { group: "", kind: "ServiceAccount", name: true, columns: AGE_ONLY, go_project: None },
     Entry {
         group: "",
         kind: "Service",
@@ -89,14 +89,14 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("SELECTOR", Wide, c::svc_selector),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
         kind: "Endpoints",
         name: true,
         columns: &[("ENDPOINTS", Always, c::endpoints), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
@@ -113,16 +113,16 @@ pub const REGISTRY: &[Entry] = &[
             ("KERNEL-VERSION", Wide, c::node_kernel),
             ("CONTAINER-RUNTIME", Wide, c::node_runtime),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
         kind: "Namespace",
         name: true,
         columns: &[("STATUS", Always, c::ns_status), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
-    Entry { group: "", kind: "Event", name: false, columns: EVENT_COLUMNS, original: None },
+    Entry { group: "", kind: "Event", name: false, columns: EVENT_COLUMNS, go_project: None },
     Entry {
         group: "",
         kind: "PersistentVolume",
@@ -139,7 +139,7 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("VOLUMEMODE", Wide, c::pvc_volume_mode),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
@@ -155,7 +155,7 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("VOLUMEMODE", Wide, c::pvc_volume_mode),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
@@ -166,9 +166,9 @@ pub const REGISTRY: &[Entry] = &[
             ("LIMIT", Always, c::quota_limit),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
-    Entry { group: "", kind: "LimitRange", name: true, columns: CREATED_AT, original: None },
+    Entry { group: "", kind: "LimitRange", name: true, columns: CREATED_AT, go_project: None },
     Entry {
         group: "",
         kind: "ReplicationController",
@@ -182,7 +182,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::template_images),
             ("SELECTOR", Wide, c::rc_selector),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "",
@@ -193,7 +193,7 @@ pub const REGISTRY: &[Entry] = &[
             ("MESSAGE", Always, c::component_message),
             ("ERROR", Always, c::component_error),
         ],
-        original: None,
+        go_project: None,
     },
     // --- apps ------------------------------------------------------------------------------------
     Entry {
@@ -209,7 +209,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::template_images),
             ("SELECTOR", Wide, c::deployment_selector),
         ],
-        original: Some(&[
+        go_project: Some(&[
             ("TOTAL", Always, c::spec_replicas),
             ("AVAILABLE", Always, c::available_replicas),
             ("READY", Always, c::ready_replicas),
@@ -225,7 +225,7 @@ pub const REGISTRY: &[Entry] = &[
             ("CONTAINERS", Wide, c::template_container_names),
             ("IMAGES", Wide, c::template_images),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "apps",
@@ -243,7 +243,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::template_images),
             ("SELECTOR", Wide, c::selector),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "apps",
@@ -258,7 +258,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::template_images),
             ("SELECTOR", Wide, c::selector),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "apps",
@@ -269,7 +269,7 @@ pub const REGISTRY: &[Entry] = &[
             ("REVISION", Always, c::revision_number),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     // --- batch -----------------------------------------------------------------------------------
     Entry {
@@ -285,7 +285,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::template_images),
             ("SELECTOR", Wide, c::selector),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "batch",
@@ -302,7 +302,7 @@ pub const REGISTRY: &[Entry] = &[
             ("IMAGES", Wide, c::cron_images),
             ("SELECTOR", Wide, c::cron_selector),
         ],
-        original: None,
+        go_project: None,
     },
     // --- autoscaling, policy, scheduling, coordination, node -------------------------------------
     Entry {
@@ -317,7 +317,7 @@ pub const REGISTRY: &[Entry] = &[
             ("REPLICAS", Always, c::hpa_replicas),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "policy",
@@ -329,7 +329,7 @@ pub const REGISTRY: &[Entry] = &[
             ("ALLOWED DISRUPTIONS", Always, c::pdb_allowed_disruptions),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "scheduling.k8s.io",
@@ -343,21 +343,21 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("PREEMPTIONPOLICY", Always, c::pc_preemption_policy),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "coordination.k8s.io",
         kind: "Lease",
         name: true,
         columns: &[("HOLDER", Always, c::lease_holder), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "node.k8s.io",
         kind: "RuntimeClass",
         name: true,
         columns: &[("HANDLER", Always, c::runtimeclass_handler), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     // --- networking, discovery -------------------------------------------------------------------
     Entry {
@@ -371,7 +371,7 @@ pub const REGISTRY: &[Entry] = &[
             ("PORTS", Always, c::ing_ports),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "networking.k8s.io",
@@ -382,21 +382,21 @@ pub const REGISTRY: &[Entry] = &[
             ("PARAMETERS", Always, c::ingclass_parameters),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "networking.k8s.io",
         kind: "NetworkPolicy",
         name: true,
         columns: &[("POD-SELECTOR", Always, c::netpol_pod_selector), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "networking.k8s.io",
         kind: "ServiceCIDR",
         name: true,
         columns: &[("CIDRS", Always, c::servicecidr_cidrs), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     // printIPAddress also fills an age, but its table defines no column for it: kubectl drops
     // the extra cell.
@@ -405,7 +405,7 @@ pub const REGISTRY: &[Entry] = &[
         kind: "IPAddress",
         name: true,
         columns: &[("PARENTREF", Always, c::ipaddress_parent)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "discovery.k8s.io",
@@ -417,7 +417,7 @@ pub const REGISTRY: &[Entry] = &[
             ("ENDPOINTS", Always, c::eps_endpoints),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     // --- rbac ------------------------------------------------------------------------------------
     Entry {
@@ -425,28 +425,28 @@ pub const REGISTRY: &[Entry] = &[
         kind: "Role",
         name: true,
         columns: CREATED_AT,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "rbac.authorization.k8s.io",
         kind: "ClusterRole",
         name: true,
         columns: CREATED_AT,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "rbac.authorization.k8s.io",
         kind: "RoleBinding",
         name: true,
         columns: BINDING_COLUMNS,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "rbac.authorization.k8s.io",
         kind: "ClusterRoleBinding",
         name: true,
         columns: BINDING_COLUMNS,
-        original: None,
+        go_project: None,
     },
     // --- storage ---------------------------------------------------------------------------------
     Entry {
@@ -460,7 +460,7 @@ pub const REGISTRY: &[Entry] = &[
             ("ALLOWVOLUMEEXPANSION", Always, c::sc_allow_expansion),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "storage.k8s.io",
@@ -475,21 +475,21 @@ pub const REGISTRY: &[Entry] = &[
             ("MODES", Always, c::csidriver_modes),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "storage.k8s.io",
         kind: "CSINode",
         name: true,
         columns: &[("DRIVERS", Always, c::csinode_drivers), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "storage.k8s.io",
         kind: "CSIStorageCapacity",
         name: true,
         columns: CREATED_AT,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "storage.k8s.io",
@@ -502,14 +502,14 @@ pub const REGISTRY: &[Entry] = &[
             ("ATTACHED", Always, c::va_attached),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "storage.k8s.io",
         kind: "VolumeAttributesClass",
         name: true,
         columns: &[("DRIVERNAME", Always, c::vac_driver), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     // --- admission, certificates, flow control, API extensions -----------------------------------
     Entry {
@@ -517,14 +517,14 @@ pub const REGISTRY: &[Entry] = &[
         kind: "ValidatingWebhookConfiguration",
         name: true,
         columns: WEBHOOK_COLUMNS,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "admissionregistration.k8s.io",
         kind: "MutatingWebhookConfiguration",
         name: true,
         columns: WEBHOOK_COLUMNS,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "admissionregistration.k8s.io",
@@ -535,7 +535,7 @@ pub const REGISTRY: &[Entry] = &[
             ("PARAMKIND", Always, c::vap_param_kind),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "admissionregistration.k8s.io",
@@ -546,7 +546,7 @@ pub const REGISTRY: &[Entry] = &[
             ("PARAMREF", Always, c::vapb_param_ref),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "certificates.k8s.io",
@@ -559,7 +559,7 @@ pub const REGISTRY: &[Entry] = &[
             ("REQUESTEDDURATION", Always, c::csr_duration),
             ("CONDITION", Always, c::csr_condition),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -572,7 +572,7 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("MISSINGPL", Always, c::fs_missing_pl),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -586,14 +586,14 @@ pub const REGISTRY: &[Entry] = &[
             ("QUEUELENGTHLIMIT", Always, c::plc_queue_length_limit),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "apiextensions.k8s.io",
         kind: "CustomResourceDefinition",
         name: true,
         columns: CREATED_AT,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "apiregistration.k8s.io",
@@ -604,23 +604,23 @@ pub const REGISTRY: &[Entry] = &[
             ("AVAILABLE", Always, c::apiservice_available),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     // --- resource.k8s.io (dynamic resource allocation) -------------------------------------------
-    Entry { group: "resource.k8s.io", kind: "DeviceClass", name: true, columns: AGE_ONLY, original: None },
+    Entry { group: "resource.k8s.io", kind: "DeviceClass", name: true, columns: AGE_ONLY, go_project: None },
     Entry {
         group: "resource.k8s.io",
         kind: "ResourceClaim",
         name: true,
         columns: &[("STATE", Always, c::claim_state), ("AGE", Always, age)],
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "resource.k8s.io",
         kind: "ResourceClaimTemplate",
         name: true,
         columns: AGE_ONLY,
-        original: None,
+        go_project: None,
     },
     Entry {
         group: "resource.k8s.io",
@@ -632,10 +632,10 @@ pub const REGISTRY: &[Entry] = &[
             ("POOL", Always, c::slice_pool),
             ("AGE", Always, age),
         ],
-        original: None,
+        go_project: None,
     },
     // --- events.k8s.io: the same storage and printer as core events ------------------------------
-    Entry { group: "events.k8s.io", kind: "Event", name: false, columns: EVENT_COLUMNS, original: None },
+    Entry { group: "events.k8s.io", kind: "Event", name: false, columns: EVENT_COLUMNS, go_project: None },
     // --- this project ----------------------------------------------------------------------------
     Entry {
         group: "mulitcluster.practice.com",
@@ -649,7 +649,7 @@ pub const REGISTRY: &[Entry] = &[
             ("AGE", Always, age),
             ("MESSAGE", Wide, c::mcr_message),
         ],
-        original: None,
+        go_project: None,
     },
 ];
 
@@ -702,9 +702,9 @@ mod tests {
     }
 
     #[test]
-    fn the_original_tables_keep_their_columns() {
+    fn the_go_projects_tables_keep_their_columns() {
         let headers = |group: &str, kind: &str| {
-            TableSpec::builtin(group, kind, true, View::Original).unwrap().headers(false).join(" ")
+            TableSpec::builtin(group, kind, true, View::GoProject).unwrap().headers(false).join(" ")
         };
         assert_eq!(headers("", "Pod"), "CLUSTER NAME NAMESPACE NODE POD IP STATUS CONTAINER IMAGE");
         assert_eq!(headers("apps", "Deployment"), "CLUSTER NAME NAMESPACE TOTAL AVAILABLE READY");

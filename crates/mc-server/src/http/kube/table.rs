@@ -5,7 +5,7 @@
 //! the namespace column itself (from each row's object metadata) with `-A`.
 //!
 //! The plugin asks for its own layout with `view=plugin` (or `plugin-wide`): `Cluster`, `Name`,
-//! `Namespace` and the earlier project's `list` columns (kubectl's with `-wide`), so it prints
+//! `Namespace` and the Go project's `list` columns (kubectl's with `-wide`), so it prints
 //! the cells as they come.
 
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ impl Format {
         layout: Layout,
         include: Include,
     ) -> Self {
-        let view = if layout == Layout::Plugin { View::Original } else { View::Kubectl };
+        let view = if layout == Layout::Plugin { View::GoProject } else { View::Kubectl };
         let spec = TableSpec::resolve(&info.group, &info.kind, &info.version, info.namespaced, crd, view);
         Format { spec, layout, include, fleet }
     }
