@@ -222,7 +222,7 @@ impl Settings {
     }
 
     /// Writes `~/.multi-cluster-operator/config` for the local user when there is none, as the
-    /// original did, with the admin token in it. A config that points at this server but has no
+    /// Go project did, with the admin token in it. A config that points at this server but has no
     /// token gets the token added. Returns the path written.
     pub fn write_cli_config_if_missing(&self) -> Option<PathBuf> {
         if !self.write_cli_config {

@@ -55,7 +55,7 @@ pub struct ClusterSpec {
     pub host: String,
     /// Labels for placement by selector.
     pub labels: BTreeMap<String, String>,
-    /// The original's per-cluster allow-list of types (`rType`).
+    /// The Go project's per-cluster allow-list of types (`rType`).
     pub allow: Vec<String>,
     /// Which addresses its API server may have: any for a configured cluster, no link-local one
     /// for a joined cluster unless the server's config allows it.

@@ -1,5 +1,5 @@
 //! Keeps one `MultiCluster` object per cluster in the master, in the server's namespace (where the
-//! original kept them), with the config's labels and a status that follows the cluster's health.
+//! Go project kept them), with the config's labels and a status that follows the cluster's health.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -62,7 +62,7 @@ pub async fn maintain(
 
 fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
     let state = cluster.state();
-    // Every spec field is a string, as the original wrote them (its CLI decodes strings).
+    // Every spec field is a string, as the Go project wrote them (its CLI decodes strings).
     let spec = json!({
         "name": cluster.name(),
         "host": cluster.spec.host,
@@ -74,7 +74,7 @@ fn desired(cluster: &Cluster) -> (serde_json::Value, serde_json::Value) {
 }
 
 /// The status of a MultiCluster: the same words as `/v1/clusters` and `list clusters` in the
-/// original's `status` field (it wrote `Healthy`), then how fresh the cluster's objects are.
+/// Go project's `status` field (it wrote `Healthy`), then how fresh the cluster's objects are.
 fn status(info: &mc_types::api::ClusterInfo) -> serde_json::Value {
     let synced = info.status.is_synced();
     let since = info.since.clone().unwrap_or_default();

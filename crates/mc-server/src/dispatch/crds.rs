@@ -1,4 +1,4 @@
-//! Installs or updates the CRDs in the master cluster at start. Installing over the original's
+//! Installs or updates the CRDs in the master cluster at start. Installing over the Go project's
 //! CRDs (same names, same scope) is an update. A CRD that cannot be installed is reported (in
 //! `/readyz` and on the master in `/v1/clusters`) and retried; it stops neither sync nor leader
 //! election.

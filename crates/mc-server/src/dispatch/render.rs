@@ -1,7 +1,7 @@
 //! The renderer: a template plus one cluster's customize actions gives the object for that
 //! cluster. Pure: no I/O, every input either renders or names the action that failed.
 //!
-//! The original's conventions hold: `value` is a list whose element is the value, `"key=value"`
+//! The Go project's conventions hold: `value` is a list whose element is the value, `"key=value"`
 //! strings make a map (several of them one map), a plain value works too. `add` creates missing
 //! parent objects and merges a map into an existing map; `remove` of an absent path does nothing;
 //! JSON-Pointer escapes (`~1`, `~0`) work.
@@ -81,7 +81,7 @@ fn pointer(path: &str) -> Result<Vec<String>, String> {
         .collect()
 }
 
-/// The value of an action in the original's convention.
+/// The value of an action in the Go project's convention.
 fn value_of(value: Option<&Value>) -> Result<Value, String> {
     match value {
         None | Some(Value::Null) => Err("value is missing".into()),

@@ -1,4 +1,4 @@
-//! `POST /v1/join` and `DELETE /v1/unjoin`: the original's request shapes.
+//! `POST /v1/join` and `DELETE /v1/unjoin`: the Go project's request shapes.
 
 use axum::Json;
 use axum::Router;

@@ -1,5 +1,10 @@
-//! `/v1/list` and `/v1/list_with_cluster`: the original's query endpoints, plus selectors and
-//! pagination.
+//! `/v1/list` and `/v1/list_with_cluster`: the Go project's query endpoints, which our plugin
+//! uses too, plus selectors, pagination and watches.
+//!
+//! What our plugin does not use, kept for the Go project's CLI and scripts: `/v1/list` itself
+//! (bare objects; the plugin reads `/v1/list_with_cluster`), the `clusterName` spelling of
+//! `cluster`, the `labels[key]=value` equality filter, the default page of
+//! [`DEFAULT_LIST_LIMIT`] objects, and `order=newest`, its newest-first answer.
 
 use axum::Router;
 use axum::extract::{Query, State};
@@ -7,7 +12,7 @@ use axum::http::HeaderValue;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use mc_types::api::CONTINUE_HEADER;
+use mc_types::api::{CONTINUE_HEADER, DEFAULT_LIST_LIMIT};
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
@@ -15,8 +20,8 @@ use super::warnings::{add_warnings, answer_warnings};
 use super::{ApiError, ApiResult, AppState, params, streamed};
 use crate::store::{Order, Query as StoreQuery, RawObject};
 
-/// The original's default page size.
-const DEFAULT_LIMIT: u32 = 10;
+/// The Go project's default page size, as the wire contract states it.
+const DEFAULT_LIMIT: u32 = DEFAULT_LIST_LIMIT as u32;
 
 /// A parameter name or value as it may be shown back: bounded, printable and quoted.
 fn quoted(text: &str) -> String {

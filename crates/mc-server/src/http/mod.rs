@@ -1,4 +1,10 @@
 //! HTTP API: one router over the shared state; every module brings its routes.
+//!
+//! The `/v1` paths keep the Go project's HTTP API, so its CLI and scripts work unchanged: the
+//! paths, parameters and JSON shapes of [`list`] and [`join`]. Our plugin speaks the same API,
+//! with what we added ([`list`]'s selectors, pages and watches, `/v1/clusters`,
+//! `/v1/resources`); [`list`]'s module documentation names the parts our plugin does not use,
+//! kept for the Go project's CLI and scripts. The Kubernetes API ([`kube`]) is ours alone.
 
 pub mod clusters;
 pub mod error;

@@ -12,7 +12,7 @@ pub struct Filter {
     pub exclude_groups: BTreeSet<String>,
     /// Resources (plural, or `plural.group`) never synced.
     pub exclude_resources: BTreeSet<String>,
-    /// When not empty, only these `group/version/resource` strings (the original's `rType`).
+    /// When not empty, only these `group/version/resource` strings (the Go project's `rType`).
     pub allow: Vec<String>,
 }
 

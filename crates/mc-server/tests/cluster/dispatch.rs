@@ -60,7 +60,7 @@ fn mcr_configmap(name: &str, ns: &str, cm: &str, clusters: &[&str]) -> MultiClus
 }
 
 #[tokio::test]
-async fn the_original_examples_apply_verbatim_with_their_customizations() {
+async fn the_go_projects_examples_apply_verbatim_with_their_customizations() {
     let env = TestEnv::from_env();
     let _server = McServer::start(&env, "examples", Options::default()).await;
     let master = &env.clusters[0];

@@ -113,7 +113,7 @@ async fn a_cluster_joins_at_runtime_survives_a_restart_and_unjoins_cleanly() {
     .await;
     eprintln!("join answered in {joined_at:?}; objects listed {:?} later", t.elapsed());
     assert!(cluster_names(&server).await.contains(&joining.name));
-    // In the server's namespace, every spec field a string, as the original wrote them.
+    // In the server's namespace, every spec field a string, as the Go project wrote them.
     let mcs: Api<MultiCluster> = Api::namespaced(master.clone(), "default");
     let mc = eventually("MultiCluster object", Duration::from_secs(15), || async {
         mcs.get_opt(&joining.name).await.ok()?

@@ -799,7 +799,7 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
         .await;
     assert_eq!(b.as_array().unwrap().len(), env.clusters.len());
     let (_, b) = server.get(&format!("/v1/list?gvr=v1.configmaps&namespace={NS}")).await;
-    assert_eq!(b.as_array().unwrap().len(), 10, "the original's default limit");
+    assert_eq!(b.as_array().unwrap().len(), 10, "the Go project's default limit");
 
     let (status, clusters) = server.get("/v1/clusters").await;
     assert_eq!(status, StatusCode::OK);

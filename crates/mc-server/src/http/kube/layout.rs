@@ -7,7 +7,7 @@ pub enum Layout {
     /// priorities.
     #[default]
     Kubectl,
-    /// The plugin's `list`: `Cluster`, `Name`, `Namespace`, then the original's columns.
+    /// The plugin's `list`: `Cluster`, `Name`, `Namespace`, then the Go project's columns.
     Plugin,
     /// The plugin's `list -o wide`: `Cluster`, `Name`, `Namespace`, then all kubectl columns.
     PluginWide,

@@ -1,6 +1,6 @@
-//! Drop-in replacement of the Go original (docs/migrating-from-go.md): a master that holds the
-//! original's CRDs and objects, an mc-server on a shared MariaDB, and every request the
-//! original's CLI sends.
+//! Drop-in replacement of the Go project (docs/migrating-from-go.md): a master that holds the
+//! Go project's CRDs and objects, an mc-server on a shared MariaDB, and every request the Go
+//! project's CLI sends.
 
 use std::time::Duration;
 
@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use crate::server::{McServer, Options, config_with};
 use crate::testenv::{TestEnv, eventually};
 
-/// The original's CRDs, as its repository ships them.
-const ORIGINAL_CRDS: &str = include_str!("original_crds.yaml");
+/// The Go project's CRDs, as its repository ships them.
+const GO_PROJECT_CRDS: &str = include_str!("go_project_crds.yaml");
 const MC_CRD: &str = "multiclusters.mulitcluster.practice.com";
 const MCR_CRD: &str = "multiclusterresources.mulitcluster.practice.com";
 
@@ -31,7 +31,7 @@ fn mariadb() -> String {
     })
 }
 
-/// One element of `/v1/list_with_cluster` as the original's Go type decodes it.
+/// One element of `/v1/list_with_cluster` as the Go project's type decodes it.
 #[derive(Debug, Deserialize)]
 struct GoItem<T> {
     #[serde(rename = "clusterName")]
@@ -40,8 +40,8 @@ struct GoItem<T> {
     object: T,
 }
 
-/// GET without a token (the original's CLI sends none), decoded as the original's Go types would.
-async fn original_get<T: DeserializeOwned>(server: &McServer, query: &str) -> Vec<T> {
+/// GET without a token (the Go project's CLI sends none), decoded as the Go project's types would.
+async fn go_project_get<T: DeserializeOwned>(server: &McServer, query: &str) -> Vec<T> {
     let (status, body) = server.get_anonymous(query).await;
     assert_eq!(status, StatusCode::OK, "{query}: {body}");
     serde_json::from_value(body.clone()).unwrap_or_else(|e| panic!("{query}: {e}: {body}"))
@@ -63,15 +63,15 @@ async fn delete_multicluster_crd(env: &TestEnv) {
     .await;
 }
 
-/// Puts the original's CRDs in place exactly as it installed them (a MultiClusterResource CRD
+/// Puts the Go project's CRDs in place exactly as it installed them (a MultiClusterResource CRD
 /// already there is replaced, so its objects stay), and MultiCluster objects as it wrote them.
-async fn install_the_original(env: &TestEnv) {
+async fn install_the_go_project(env: &TestEnv) {
     let master = &env.clusters[0];
     delete_multicluster_crd(env).await;
-    let file = env.dir.join("original_crds.yaml");
-    std::fs::write(&file, ORIGINAL_CRDS).unwrap();
+    let file = env.dir.join("go_project_crds.yaml");
+    std::fs::write(&file, GO_PROJECT_CRDS).unwrap();
     let file = file.display().to_string();
-    // `create` makes what is missing, `replace` turns what exists into the original's shape.
+    // `create` makes what is missing, `replace` turns what exists into the Go project's shape.
     let _ = env.kubectl(master, &["create", "-f", &file]);
     env.kubectl(master, &["replace", "-f", &file]).unwrap();
     let client = env.client(master).await.unwrap();
@@ -82,10 +82,10 @@ async fn install_the_original(env: &TestEnv) {
         assert_eq!(schema["openAPIV3Schema"]["x-kubernetes-preserve-unknown-fields"], true, "{schema}");
         assert!(
             schema["openAPIV3Schema"].get("properties").is_none(),
-            "the original's schemaless shape: {schema}"
+            "the Go project's schemaless shape: {schema}"
         );
     }
-    eventually("the original's MultiCluster CRD serves", Duration::from_secs(30), || async {
+    eventually("the Go project's MultiCluster CRD serves", Duration::from_secs(30), || async {
         let api: Api<MultiCluster> = Api::namespaced(client.clone(), "default");
         api.list(&Default::default()).await.ok().map(|_| ())
     })
@@ -98,7 +98,7 @@ async fn install_the_original(env: &TestEnv) {
                      "platform": "linux/amd64", "isMaster": if i == 0 { "true" } else { "false" },
                      "region": "shanghai"}
         });
-        let path = env.dir.join(format!("original-mc-{}.json", c.name));
+        let path = env.dir.join(format!("go-project-mc-{}.json", c.name));
         std::fs::write(&path, object.to_string()).unwrap();
         env.kubectl(master, &["create", "-f", &path.display().to_string()]).unwrap();
         let patch = r#"{"status":{"status":"Healthy"}}"#;
@@ -112,27 +112,28 @@ async fn install_the_original(env: &TestEnv) {
 }
 
 #[tokio::test]
-async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_works() {
+async fn over_the_go_projects_crds_and_objects_on_a_shared_mariadb_everything_works() {
     let env = TestEnv::from_env();
-    install_the_original(&env).await;
+    install_the_go_project(&env).await;
     let master = &env.clusters[0];
     let client = env.client(master).await.unwrap();
 
-    let config = config_with(&env, "original", "server:\n  anonymousRead: true");
+    let config = config_with(&env, "go-project", "server:\n  anonymousRead: true");
     let server = McServer::start(
         &env,
-        "original",
+        "go-project",
         Options { storage: Some(mariadb()), config: Some(config), ..Default::default() },
     )
     .await;
 
-    // Our CRDs were applied over the original's: an update, same scope, its names kept.
-    let mc_crd = eventually("our MultiCluster CRD over the original's", Duration::from_secs(30), || async {
-        let c = crd(&client, MC_CRD).await?;
-        let schema = serde_json::to_value(&c.spec.versions[0].schema).ok()?;
-        schema["openAPIV3Schema"].get("properties").is_some().then_some(c)
-    })
-    .await;
+    // Our CRDs were applied over the Go project's: an update, same scope, its names kept.
+    let mc_crd =
+        eventually("our MultiCluster CRD over the Go project's", Duration::from_secs(30), || async {
+            let c = crd(&client, MC_CRD).await?;
+            let schema = serde_json::to_value(&c.spec.versions[0].schema).ok()?;
+            schema["openAPIV3Schema"].get("properties").is_some().then_some(c)
+        })
+        .await;
     assert_eq!(mc_crd.spec.scope, "Namespaced");
     assert!(mc_crd.spec.names.short_names.clone().unwrap_or_default().contains(&"cl".to_string()));
     let columns: Vec<String> = mc_crd.spec.versions[0]
@@ -147,8 +148,8 @@ async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_work
     let short = mcr_crd.spec.names.short_names.clone().unwrap_or_default();
     assert!(short.contains(&"rr".to_string()) && short.contains(&"mcr".to_string()), "{short:?}");
 
-    // The MultiCluster objects: in `default`, strings as the original wrote them, kept current;
-    // a field only the original knew is kept.
+    // The MultiCluster objects: in `default`, strings as the Go project wrote them, kept current;
+    // a field only the Go project knew is kept.
     let mcs: Api<MultiCluster> = Api::namespaced(client.clone(), "default");
     let objects = eventually("MultiCluster objects brought up to date", Duration::from_secs(60), || async {
         let list = mcs.list(&Default::default()).await.ok()?.items;
@@ -215,11 +216,11 @@ async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_work
         .await;
     }
 
-    // Every request the original's CLI sends, without a token, decoded into its Go types' shape.
+    // Every request the Go project's CLI sends, without a token, decoded into its types' shape.
     // `list clusters`:
     let clusters: Vec<GoItem<Value>> = eventually("MultiCluster objects in the store", Duration::from_secs(30), || async {
         let q = "/v1/list_with_cluster?gvr=mulitcluster.practice.com/v1alpha1/multiclusters&namespace=default&limit=0";
-        let items: Vec<GoItem<Value>> = original_get(&server, q).await;
+        let items: Vec<GoItem<Value>> = go_project_get(&server, q).await;
         let synced = items.len() == env.clusters.len()
             && items.iter().all(|i| i.object["status"]["status"] == "Synced" && i.object["spec"]["host"] != "https://old-host:6443");
         synced.then_some(items)
@@ -233,11 +234,11 @@ async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_work
     }
     assert_eq!(clusters.iter().filter(|i| i.object["spec"]["isMaster"] == "true").count(), 1);
 
-    // `list` with each GVR form; pods of the dispatched Deployment, by the original's labels[k]=v.
+    // `list` with each GVR form; pods of the dispatched Deployment, by the Go project's labels[k]=v.
     let member = &env.clusters[1].name;
     let pods = eventually("the dispatched Deployment's pods", Duration::from_secs(60), || async {
         let q = format!("/v1/list_with_cluster?gvr=v1/pods&clusterName={member}&labels[app]=drop-in&limit=0");
-        let pods: Vec<GoItem<Pod>> = original_get(&server, &q).await;
+        let pods: Vec<GoItem<Pod>> = go_project_get(&server, &q).await;
         (!pods.is_empty()).then_some(pods)
     })
     .await;
@@ -251,13 +252,13 @@ async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_work
             let q = format!(
                 "/v1/list_with_cluster?gvr={gvr}&{cluster_param}={member}&labels[app]=drop-in&limit=0"
             );
-            let items: Vec<GoItem<Pod>> = original_get(&server, &q).await;
+            let items: Vec<GoItem<Pod>> = go_project_get(&server, &q).await;
             assert_eq!(pod_names(&items), pod_names(&pods), "{q}");
             assert!(items.iter().all(|i| &i.cluster_name == member), "{q}");
         }
     }
     let deployments: Vec<GoItem<Deployment>> =
-        original_get(&server, "/v1/list_with_cluster?gvr=apps/v1/deployments&name=drop-in&limit=0").await;
+        go_project_get(&server, "/v1/list_with_cluster?gvr=apps/v1/deployments&name=drop-in&limit=0").await;
     let mut where_: Vec<&str> = deployments.iter().map(|d| d.cluster_name.as_str()).collect();
     where_.sort();
     let mut want: Vec<&str> = env.clusters.iter().map(|c| c.name.as_str()).collect();
@@ -265,23 +266,23 @@ async fn over_the_originals_crds_and_objects_on_a_shared_mariadb_everything_work
     assert_eq!(where_, want);
     // `list` on /v1/list: plain objects.
     let plain: Vec<Deployment> =
-        original_get(&server, "/v1/list?gvr=v1/apps/deployments&name=drop-in&limit=0").await;
+        go_project_get(&server, "/v1/list?gvr=v1/apps/deployments&name=drop-in&limit=0").await;
     assert_eq!(plain.len(), env.clusters.len());
 
     // `describe configmaps --clusterName --namespace --name` sends `v1./configmaps`.
     let q = format!(
         "/v1/list_with_cluster?gvr=v1./configmaps&clusterName={member}&namespace=default&name=kube-root-ca.crt"
     );
-    let described: Vec<GoItem<ConfigMap>> = original_get(&server, &q).await;
+    let described: Vec<GoItem<ConfigMap>> = go_project_get(&server, &q).await;
     assert_eq!(described.len(), 1, "{q}");
     assert_eq!(described[0].object.name_any(), "kube-root-ca.crt");
     assert!(described[0].object.data.as_ref().is_some_and(|d| d.contains_key("ca.crt")));
 
-    // No limit: the original's default page of 10; order=newest: newest first, as it answered.
-    let page: Vec<GoItem<Value>> = original_get(&server, "/v1/list_with_cluster?gvr=v1/configmaps").await;
+    // No limit: the Go project's default page of 10; order=newest: newest first, as it answered.
+    let page: Vec<GoItem<Value>> = go_project_get(&server, "/v1/list_with_cluster?gvr=v1/configmaps").await;
     assert_eq!(page.len(), 10);
     let newest: Vec<GoItem<ConfigMap>> =
-        original_get(&server, "/v1/list_with_cluster?gvr=v1/configmaps&order=newest&limit=0").await;
+        go_project_get(&server, "/v1/list_with_cluster?gvr=v1/configmaps&order=newest&limit=0").await;
     assert!(newest.len() > 10);
     let times: Vec<_> =
         newest.iter().map(|i| i.object.metadata.creation_timestamp.clone().unwrap().0).collect();
@@ -309,7 +310,7 @@ async fn a_crd_that_cannot_be_installed_is_reported_and_stops_neither_sync_nor_l
 
     // Someone else's MultiCluster CRD of another scope: never deleted by us, reported.
     delete_multicluster_crd(&env).await;
-    let foreign = ORIGINAL_CRDS
+    let foreign = GO_PROJECT_CRDS
         .split("\n---\n")
         .find(|doc| doc.contains(&format!("name: {MC_CRD}")))
         .unwrap()
