@@ -234,3 +234,21 @@ mod tests {
         assert_eq!(o.owner_uid, None);
     }
 }
+
+/// The changes of one cluster in a write (see [`Store::apply`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    /// The cluster they are of.
+    pub cluster: &'a str,
+    /// The changes, in order.
+    pub changes: &'a [Change],
+    /// What its upserts are likely to be: a first list's pages are written faster as new rows.
+    pub expect: Expect,
+}
+
+impl<'a> Batch<'a> {
+    /// The changes of `cluster`, expected to be `expect`.
+    pub fn new(cluster: &'a str, changes: &'a [Change], expect: Expect) -> Self {
+        Batch { cluster, changes, expect }
+    }
+}

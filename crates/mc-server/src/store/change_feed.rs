@@ -11,8 +11,9 @@ use std::sync::Arc;
 
 use mc_types::Gvr;
 
+use super::dialect::Dialect;
 use super::sql;
-use super::statement::{Builder, Col, Dialect, Stmt};
+use super::statement::{Builder, Col, Stmt};
 use super::{Change, RawObject, Result, Store, Tx};
 
 /// A change another replica wrote.

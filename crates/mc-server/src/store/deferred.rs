@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use super::statement::{Builder, Col};
-use super::{Dialect, Error, Result, Store};
+use super::{Error, Result, Store};
 
 /// The indexes an empty store builds after its first sync rather than during it.
 const DEFERRABLE: [&str; 2] = ["ix_resources_namespace", "ix_resource_labels_kv"];
@@ -31,29 +31,16 @@ const PENDING: &str = "building the store's indexes after the first sync";
 /// Whether deferred indexes wait to be built, and why not yet (shared by a store's clones).
 pub(super) type Pending = Arc<std::sync::Mutex<Option<String>>>;
 
-/// The statement that defines an index, from the database's catalog, as one row of one column
-/// (never asked on MySQL/MariaDB, which defers nothing).
-fn definition(d: Dialect) -> &'static str {
-    match d {
-        Dialect::Postgres => {
-            "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = "
-        }
-        Dialect::Sqlite | Dialect::MySql => "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ",
-    }
-}
-
 impl Store {
     /// Drops the [`DEFERRABLE`] indexes if the store holds no object (SQLite and PostgreSQL),
     /// keeping the statements that build them. Returns how many indexes now wait for
     /// [`Store::build_deferred_indexes`], including any an earlier run deferred and did not
     /// build.
     pub async fn defer_indexes(&self) -> Result<usize> {
-        if self.dialect() == Dialect::MySql {
-            return Ok(0);
-        }
+        let Some(definition) = self.dialect().index_definition else { return Ok(0) };
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
-        if d == Dialect::Postgres {
+        if d.locks_for_replicas {
             // Replicas that start together check and drop in turn.
             tx.execute(Builder::new(d, "LOCK TABLE deferred_indexes IN EXCLUSIVE MODE").finish()).await?;
         }
@@ -64,7 +51,7 @@ impl Store {
             .is_some_and(|r| r.bool(0));
         if empty {
             for name in DEFERRABLE {
-                let mut b = Builder::new(d, definition(d));
+                let mut b = Builder::new(d, definition);
                 b.bind(name);
                 let Some(mut row) = tx.fetch(b.finish(), &[Col::Text]).await?.into_iter().next() else {
                     continue;
@@ -97,7 +84,7 @@ impl Store {
     }
 
     async fn build(&self) -> Result<usize> {
-        if self.dialect() == Dialect::MySql {
+        if self.dialect().index_definition.is_none() {
             return Ok(0);
         }
         // Each in a transaction of its own: PostgreSQL builds them at the same time rather than
@@ -110,9 +97,10 @@ impl Store {
     async fn build_one(&self, name: &str) -> Result<bool> {
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
+        let Some(definition) = d.index_definition else { return Ok(false) };
         let mut b = Builder::new(d, "SELECT sql FROM deferred_indexes WHERE name = ");
         b.bind(name);
-        if d == Dialect::Postgres {
+        if d.locks_for_replicas {
             // A replica building it at the same time waits here, then finds the row gone.
             b.push(" FOR UPDATE");
         }
@@ -126,20 +114,19 @@ impl Store {
         if !sql.starts_with("CREATE INDEX ") || sql.contains(';') {
             return Err(Error::Corrupt(format!("deferred index {name:?} has an unexpected statement")));
         }
-        let mut b = Builder::new(d, definition(d));
+        let mut b = Builder::new(d, definition);
         b.bind(name);
         if tx.fetch(b.finish(), &[Col::Text]).await?.is_empty() {
             // SQLite sorts the keys in a temporary file, not in memory: with the connections'
             // `temp_store = MEMORY` (for statement journals), the sort's memory stays held for
             // good (SQLite's allocator keeps it), for no gain in time (see
             // docs/adr/0012-deferred-indexes.md).
-            let sqlite = d == Dialect::Sqlite;
-            if sqlite {
-                tx.execute(Builder::new(d, "PRAGMA temp_store = FILE").finish()).await?;
+            if let Some((before, _)) = d.around_index_build {
+                tx.execute(Builder::new(d, before).finish()).await?;
             }
             let built = tx.execute(Builder::new(d, &sql).finish()).await;
-            if sqlite {
-                tx.execute(Builder::new(d, "PRAGMA temp_store = MEMORY").finish()).await?;
+            if let Some((_, after)) = d.around_index_build {
+                tx.execute(Builder::new(d, after).finish()).await?;
             }
             built?;
         }

@@ -3,8 +3,9 @@
 //! One [`Store`] type serves three backends, chosen by URL: embedded SQLite (`sqlite://path`),
 //! MySQL/MariaDB (`mysql://…`, `mariadb://…`) and PostgreSQL (`postgres://…`,
 //! `postgresql://…`). The operations are written once against a small statement layer
-//! ([`sql`]): each backend module only opens connections, runs its embedded migrations, binds
-//! arguments and decodes columns.
+//! ([`sql`]), and ask a backend's [`dialect`] where backends differ. Each backend is a folder
+//! of [`backend`]: it opens connections, runs its embedded migrations, binds arguments, decodes
+//! columns, declares its dialect and holds the statements only it runs.
 //!
 //! Tables (see `migrations/<backend>/0001_init.sql`):
 //! - `resources`: one row per object, columns compatible with the original project's table,
@@ -24,26 +25,21 @@
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
 
+mod backend;
 mod change;
 mod change_feed;
-mod checkpoint;
-mod copy;
 mod deferred;
+mod dialect;
 mod digests;
 mod error;
 mod keys;
-mod mysql;
 mod pending;
-mod postgres;
 mod query;
 mod raw;
 mod read;
 mod resource_columns;
 mod sql;
-mod sqlite;
 mod statement;
-mod transaction;
-mod unnest;
 mod write;
 
 use std::fmt;
@@ -51,8 +47,10 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-pub use change::{Change, Expect, StoredObject};
+use backend::{Pool, Tx, detached, mysql, postgres, sqlite};
+pub use change::{Batch, Change, Expect, StoredObject};
 pub use change_feed::FeedChange;
+use dialect::Dialect;
 pub use digests::{DigestPage, DigestRow};
 pub(crate) use error::redact_url;
 pub use error::{Error, Result};
@@ -61,13 +59,10 @@ use pending::Pending;
 pub use query::{ClusterRow, Cursor, Order, Page, Query};
 pub use raw::RawObject;
 use read::{each_key, objects_by_id};
-use resource_columns::Prepared;
 use sql::SqlFilter;
-use statement::{Col, Dialect, Row, Stmt};
-use transaction::{Pool, Tx, detached};
+use statement::{Col, Row, Stmt};
 #[cfg(test)]
 pub(crate) use write::ApplyOne;
-pub use write::Batch;
 
 /// Which database a [`Store`] talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,14 +142,7 @@ impl Store {
     /// The database's size in bytes (data and indexes) as its server reports it; `None` on
     /// SQLite, whose files are its size.
     pub async fn database_bytes(&self) -> Result<Option<u64>> {
-        let sql = match self.dialect() {
-            Dialect::Sqlite => return Ok(None),
-            Dialect::MySql => {
-                "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) \
-                 FROM information_schema.tables WHERE table_schema = DATABASE()"
-            }
-            Dialect::Postgres => "SELECT pg_database_size(current_database())",
-        };
+        let Some(sql) = self.dialect().database_bytes else { return Ok(None) };
         let mut tx = self.begin(false).await?;
         let rows = tx.fetch(statement::Builder::new(tx.dialect, sql).finish(), &[Col::Int]).await?;
         tx.commit().await?;
@@ -180,11 +168,7 @@ impl Store {
     }
 
     fn dialect(&self) -> Dialect {
-        match self.pool {
-            Pool::Sqlite(_) => Dialect::Sqlite,
-            Pool::MySql(_) => Dialect::MySql,
-            Pool::Postgres(_) => Dialect::Postgres,
-        }
+        self.pool.dialect()
     }
 }
 

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use mc_types::Gvr;
 
 use super::{
-    ClusterRow, Col, Cursor, Dialect, Error, Order, Page, Query, RawObject, RelistKeys, Result, Row,
-    SqlFilter, Store, Tx, sql, statement,
+    ClusterRow, Col, Cursor, Error, Order, Page, Query, RawObject, RelistKeys, Result, Row, SqlFilter, Store,
+    Tx, sql, statement,
 };
 
 /// Objects scanned per query when fields are filtered after fetching.
@@ -54,7 +54,7 @@ pub(super) async fn fetch_page(
     order: Order,
 ) -> Result<Vec<Row>> {
     let d = tx.dialect;
-    if d != Dialect::Sqlite || limit.is_none() || !sql::sorts_rows(filter, order) {
+    if !d.sorts_keys_first || limit.is_none() || !sql::sorts_rows(filter, order) {
         return tx.fetch(sql::select_page(d, filter, after, limit, order), &sql::QUERY_COLS).await;
     }
     let keys = sql::select_rows(d, filter, after, limit, order, sql::Payload::Digest);

@@ -1,7 +1,7 @@
 //! The `resources` table's columns, and an object prepared for writing into them.
 
 use super::StoredObject;
-use super::statement::{Col, Dialect};
+use super::statement::Col;
 
 /// Columns written by an upsert, in bind order.
 pub(crate) const RESOURCE_COLUMNS: &str = "namespace, name, cluster, \"group\", version, resource, kind, \
@@ -28,13 +28,6 @@ impl<'a> Prepared<'a> {
 }
 
 pub(crate) const IDS_BY_UID_COLS: [Col; 5] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text];
-
-/// What [`upsert_resources`] answers: [`IDS_BY_UID_COLS`], and on PostgreSQL whether the row was
-/// created by this statement (no label rows of it can exist yet).
-pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
-    const WITH_CREATED: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Bool];
-    if d == Dialect::Postgres { &WITH_CREATED } else { &IDS_BY_UID_COLS }
-}
 
 /// A [`digest`] as 16 hex digits, as the `hash` column holds it.
 pub(crate) fn hex(hash: u64) -> String {

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use mc_types::Gvr;
 use mc_types::selector::{LabelSelector, Operator, Requirement};
 
-use super::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
-use super::statement::{Arg, Array, Builder, Col, Dialect, Stmt};
-use super::{Cursor, StoredObject};
+use super::Cursor;
+use super::dialect::Dialect;
+use super::resource_columns::{IDS_BY_UID_COLS, Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
+use super::statement::{Arg, Array, Builder, Col, Stmt};
 
 /// Rows per multi-row `INSERT` and ids per `IN` list: far below every backend's parameter limit
 /// (SQLite 32766, MySQL and PostgreSQL 65535) and large enough to amortise round trips.
@@ -17,7 +18,7 @@ pub(crate) const CHUNK: usize = 500;
 
 /// How many of `n` rows left the next statement of a write takes, at most `most`. On SQLite:
 /// whole statements first, then what is left in pieces of a power of two, largest first, down
-/// to a rest of fewer than [`ONE_STATEMENT_BELOW`] rows in one statement (201 rows: 128, 64, then 9
+/// to a rest of fewer than the dialect's `one_text_below` rows in one statement (201 rows: 128, 64, then 9
 /// in one). Each size from 64 up then comes back with the same text and is kept prepared (see
 /// [`kept`]), where a rest of any size would be parsed again each time (the label rows of every
 /// list page; see docs/adr/0008-sqlite-bulk-writes.md). Elsewhere what is left goes in one
@@ -27,22 +28,14 @@ pub(crate) const CHUNK: usize = 500;
 /// docs/adr/0011-mysql-first-lists-as-plain-inserts.md).
 fn piece(d: Dialect, n: usize, most: usize) -> usize {
     match n {
-        _ if d != Dialect::Sqlite || n >= most || n < ONE_STATEMENT_BELOW => n.min(most),
+        _ if !d.power_of_two_rests || n >= most || n < d.one_text_below => n.min(most),
         _ => 1 << n.ilog2(),
     }
 }
 
-/// Rows that go in one statement however many they are (see [`piece`]): a watch batch's few
-/// changes. Cut in powers of two, 5 upserts took 2 upserts, 2 label deletes and 2 label inserts,
-/// each a round trip to SQLite's thread, instead of one each, and under a watch churn those
-/// round trips are what a change waits for (see
-/// docs/adr/0009-sqlite-watch-batches-in-one-text.md). A text this small costs little to parse
-/// anew.
-const ONE_STATEMENT_BELOW: usize = 64;
-
 /// Whether a write statement of `n` rows (of `most` at most) is one whose text comes back (see
 /// [`piece`]), to keep prepared.
-fn kept(n: usize, most: usize) -> bool {
+pub(crate) fn kept(n: usize, most: usize) -> bool {
     n == most || n.is_power_of_two()
 }
 
@@ -56,13 +49,10 @@ pub(crate) fn pieces<T>(d: Dialect, items: &[T], most: usize) -> impl Iterator<I
     })
 }
 
-/// Objects per upsert statement and label rows per insert: PostgreSQL binds whole columns as
-/// arrays ([`super::unnest`]), so no parameter limit applies there.
+/// Objects per upsert statement and label rows per insert (a dialect that binds whole columns
+/// as arrays has no parameter limit).
 pub(crate) fn write_chunk(d: Dialect) -> (usize, usize) {
-    match d {
-        Dialect::Postgres => (super::unnest::CHUNK, super::unnest::CHUNK),
-        Dialect::Sqlite | Dialect::MySql => (CHUNK, LABEL_CHUNK),
-    }
+    (d.chunk, d.label_chunk)
 }
 
 /// Most bytes of object JSON in one upsert statement (one object more when a single one is
@@ -97,12 +87,13 @@ pub(crate) fn write_chunks<'a, 'b>(
     })
 }
 
-/// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`. Where the
-/// dialect has `RETURNING` (SQLite, PostgreSQL; see [`upsert_returns_ids`]) it answers the
-/// [`super::resource_columns::IDS_BY_UID_COLS`] of every row written, which saves a query per chunk.
+/// Multi-row upsert of `rows` (whose natural keys must be distinct) into `resources`, or the
+/// dialect's own. Where the dialect has `RETURNING` (SQLite, PostgreSQL; see
+/// [`upsert_returns_ids`]) it answers the [`upsert_cols`] of every row
+/// written, which saves a query per chunk.
 pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
-    if d == Dialect::Postgres {
-        return super::unnest::upsert_resources(cluster, rows);
+    if let Some(upsert) = d.upsert_resources {
+        return upsert(cluster, rows);
     }
     let mut b = Builder::new(d, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") VALUES ");
@@ -121,82 +112,17 @@ pub(crate) fn upsert_resources(d: Dialect, cluster: &str, rows: &[Prepared<'_>])
     b.finish()
 }
 
-/// SQLite: whether a chunk of `n` objects is written by [`upsert_with_labels`]: a watch batch's
-/// few changes, not a list's page.
+/// What [`upsert_resources`] answers: [`IDS_BY_UID_COLS`], and on PostgreSQL whether the row was
+/// created by this statement (no label rows of it can exist yet).
+pub(crate) fn upsert_cols(d: Dialect) -> &'static [Col] {
+    const WITH_CREATED: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Bool];
+    if d.upsert_tells_created { &WITH_CREATED } else { &IDS_BY_UID_COLS }
+}
+
+/// Whether a chunk of `n` objects is upserted with its label rows in one text (SQLite's
+/// `upsert_with_labels`): a watch batch's few changes, not a list's page.
 pub(crate) fn upserts_with_labels(d: Dialect, n: usize) -> bool {
-    d == Dialect::Sqlite && n < ONE_STATEMENT_BELOW
-}
-
-/// SQLite: the upsert of a few objects, the delete of their label rows and the insert of their
-/// labels, as one text of three statements. sqlx runs a text's statements in turn on SQLite's
-/// thread, binding the arguments in order, so the chunk takes one round trip to that thread
-/// instead of three (the upsert answering ids, the delete, the insert), each of which waited
-/// for a core on a busy machine. The label statements find the rows by natural key (the unique
-/// `uq_resources_key`), and the labels of each object come as one JSON text (`{}` for none),
-/// spread into rows by `json_each`. Each row carries its cluster, so the objects of several
-/// clusters go in one statement, whose text depends only on how many they are: a watch batch's
-/// text is kept prepared (see `Store::one_text`).
-pub(crate) fn upsert_with_labels<'a, 'b: 'a>(
-    rows: impl Iterator<Item = (&'a str, &'a Prepared<'b>)> + Clone,
-) -> Stmt {
-    let d = Dialect::Sqlite;
-    let mut b = Builder::new(d, "INSERT INTO resources (");
-    b.push(RESOURCE_COLUMNS).push(") VALUES ");
-    for (i, (cluster, p)) in rows.clone().enumerate() {
-        if i > 0 {
-            b.push(", ");
-        }
-        push_resource_row(&mut b, cluster, p, None);
-    }
-    b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
-    b.push("; DELETE FROM resource_labels WHERE resource_id IN (SELECT r.id FROM ");
-    push_keys(&mut b, rows.clone().map(|(c, p)| (c, p.object, None)));
-    b.push(
-        "); INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT r.id, l.key, l.value FROM ",
-    );
-    let labels = rows.map(|(c, p)| {
-        let json = serde_json::to_string(&p.object.labels).unwrap_or_else(|_| "{}".into());
-        (c, p.object, Some(json))
-    });
-    push_keys(&mut b, labels);
-    b.push(", json_each(k.column7) l");
-    b.finish()
-}
-
-/// `(VALUES (group, version, resource, namespace, name, cluster[, more]), …) k JOIN resources r
-/// ON` the natural key of each: the rows of these objects (see [`upsert_with_labels`]).
-fn push_keys<'a>(b: &mut Builder, keys: impl Iterator<Item = (&'a str, &'a StoredObject, Option<String>)>) {
-    b.push("(VALUES ");
-    for (i, (cluster, o, more)) in keys.enumerate() {
-        b.push(if i > 0 { ", (" } else { "(" });
-        b.bind(o.gvr.group.as_str()).push(", ").bind(o.gvr.version.as_str());
-        b.push(", ").bind(o.gvr.resource.as_str()).push(", ").bind(o.namespace.as_str());
-        b.push(", ").bind(o.name.as_str()).push(", ").bind(cluster);
-        if let Some(more) = more {
-            b.push(", ").bind(more);
-        }
-        b.push(")");
-    }
-    b.push(
-        ") k JOIN resources r ON r.\"group\" = k.column1 AND r.version = k.column2 AND r.resource = k.column3 \
-         AND r.cluster = k.column6 AND r.namespace = k.column4 AND r.name = k.column5",
-    );
-}
-
-/// MySQL/MariaDB: plain multi-row insert of `rows` as new rows, without `ON DUPLICATE KEY
-/// UPDATE`. InnoDB gives the rows of such an insert consecutive ids (with
-/// `innodb_autoinc_lock_mode` 0 or 1, MariaDB's default) and tells the first: the writer then
-/// knows every id without reading them back by uid, and new rows have no label rows to delete
-/// (see `store::write_objects`, which checks the last id). A row already stored fails the
-/// statement with a duplicate key, and only the statement is rolled back.
-pub(crate) fn insert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
-    let mut b = Builder::new(Dialect::MySql, "INSERT INTO resources (");
-    b.push(RESOURCE_COLUMNS).push(") VALUES ");
-    push_resource_rows(&mut b, cluster, rows, None);
-    if kept(rows.len(), CHUNK) {
-        b.reusable();
-    }
-    b.finish()
+    d.upsert_with_labels.is_some() && n < d.one_text_below
 }
 
 /// The row with this id, as [`super::resource_columns::IDS_BY_UID_COLS`] with the cluster last: `id, group, version,
@@ -211,67 +137,13 @@ pub(crate) fn select_key_by_id(d: Dialect, id: i64) -> Stmt {
 /// What [`select_key_by_id`] answers.
 pub(crate) const KEY_BY_ID_COLS: [Col; 6] = [Col::Int, Col::Text, Col::Text, Col::Text, Col::Text, Col::Text];
 
-/// SQLite: inserts `rows` with the ids `first_id`, `first_id + 1`, … (above every id of the
-/// table), skipping a row whose natural key is already stored. When every row is inserted, the
-/// writer knows their ids without asking and they have no label rows yet (see
-/// `store::write_objects`).
-///
-/// A chunk of one type (a list's page) binds its cluster, type and kind once, for every row:
-/// 5 texts fewer to copy per row, here and into SQLite.
-pub(crate) fn insert_new_resources(cluster: &str, rows: &[Prepared<'_>], first_id: i64) -> Stmt {
-    let mut b = Builder::new(Dialect::Sqlite, "INSERT INTO resources (id, ");
-    b.push(RESOURCE_COLUMNS).push(") ");
-    match rows.first().map(|p| p.object) {
-        Some(o) if rows.iter().all(|p| p.object.gvr == o.gvr && p.object.kind == o.kind) => {
-            push_typed_resource_rows(&mut b, cluster, &o.gvr, &o.kind, rows, first_id);
-        }
-        _ => {
-            b.push("VALUES ");
-            push_resource_rows(&mut b, cluster, rows, Some(first_id));
-        }
-    }
-    b.push(" ON CONFLICT DO NOTHING");
-    if kept(rows.len(), CHUNK) {
-        b.reusable();
-    }
-    b.finish()
-}
-
-/// SQLite: a `SELECT` of the `id` and [`RESOURCE_COLUMNS`] of rows of one type, its cluster and
-/// type bound once. (Numbered placeholders, `?1` in every row, would do it too, but sqlx asks
-/// SQLite for every placeholder's name at every bind, which scans the list of names: that made
-/// a chunk of 500 rows quadratic.) The `WHERE` tells SQLite's parser that the `ON CONFLICT`
-/// which follows is the insert's.
-fn push_typed_resource_rows(
+/// The `VALUES` rows of [`RESOURCE_COLUMNS`] (after an `id` from `first_id` on, when given).
+pub(crate) fn push_resource_rows(
     b: &mut Builder,
     cluster: &str,
-    gvr: &Gvr,
-    kind: &str,
     rows: &[Prepared<'_>],
-    first_id: i64,
+    first_id: Option<i64>,
 ) {
-    b.push(
-        "SELECT v.column1, v.column2, v.column3, t.c, t.g, t.v, t.r, t.k, v.column4, v.column5, \
-         v.column6, v.column7, v.column8, COALESCE(datetime(v.column9, 'unixepoch'), CURRENT_TIMESTAMP), \
-         CURRENT_TIMESTAMP, NULL FROM (SELECT ",
-    );
-    b.bind(cluster).push(" AS c, ").bind(gvr.group.as_str()).push(" AS g, ");
-    b.bind(gvr.version.as_str()).push(" AS v, ").bind(gvr.resource.as_str()).push(" AS r, ");
-    b.bind(kind).push(" AS k) AS t, (VALUES ");
-    for (i, p) in rows.iter().enumerate() {
-        let o = p.object;
-        b.push(if i == 0 { "(" } else { ", (" });
-        b.bind(first_id + i as i64).push(", ").bind(o.namespace.as_str());
-        b.push(", ").bind(o.name.as_str()).push(", ").bind(o.resource_version.as_str());
-        b.push(", ").bind(Arg::OptText(o.owner_uid.clone())).push(", ").bind(o.uid.as_str());
-        b.push(", ").bind(p.hash.as_str()).push(", ").bind(o.object.text().to_string());
-        b.push(", ").bind(Arg::OptInt(o.created_at)).push(")");
-    }
-    b.push(") AS v WHERE true");
-}
-
-/// The `VALUES` rows of [`RESOURCE_COLUMNS`] (after an `id` from `first_id` on, when given).
-fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], first_id: Option<i64>) {
     for (i, p) in rows.iter().enumerate() {
         if i > 0 {
             b.push(", ");
@@ -281,7 +153,7 @@ fn push_resource_rows(b: &mut Builder, cluster: &str, rows: &[Prepared<'_>], fir
 }
 
 /// One `VALUES` row of [`RESOURCE_COLUMNS`] (after `id`, when given).
-fn push_resource_row(b: &mut Builder, cluster: &str, p: &Prepared<'_>, id: Option<i64>) {
+pub(crate) fn push_resource_row(b: &mut Builder, cluster: &str, p: &Prepared<'_>, id: Option<i64>) {
     let o = p.object;
     b.push("(");
     if let Some(id) = id {
@@ -314,7 +186,7 @@ pub(crate) fn max_id(d: Dialect, table: &str) -> Stmt {
 /// `INSERT … ON DUPLICATE KEY UPDATE`, and keep the uid index that [`select_ids_by_uid`] needs;
 /// SQLite and PostgreSQL dropped it).
 pub(crate) fn upsert_returns_ids(d: Dialect) -> bool {
-    d != Dialect::MySql
+    d.upsert_returns_ids
 }
 
 /// Ids of the rows with these uids in a cluster: `id, group, version, resource, uid`.
@@ -336,7 +208,7 @@ pub(crate) fn select_ids_by_uid<'a>(
 /// chunk's text comes back again, so SQLite and MySQL keep it prepared.
 fn push_id_in(b: &mut Builder, column: &str, ids: &[i64]) {
     b.push(column);
-    if b.dialect() == Dialect::Postgres {
+    if b.syntax().binds_arrays {
         b.push(" = ANY(").bind(Array::Int(ids.to_vec())).push("::bigint[])");
     } else {
         b.push(" IN ").bind_list(ids.iter().copied());
@@ -358,8 +230,8 @@ pub(crate) const LABEL_CHUNK: usize = 2000;
 
 /// Multi-row insert of `(resource_id, key, value)` label rows.
 pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
-    if d == Dialect::Postgres {
-        return super::unnest::insert_labels(rows);
+    if let Some(insert) = d.insert_labels {
+        return insert(rows);
     }
     let mut b = Builder::new(d, "INSERT INTO resource_labels (resource_id, \"key\", \"value\") VALUES ");
     for (i, (id, k, v)) in rows.iter().enumerate() {
@@ -379,7 +251,7 @@ pub(crate) fn insert_labels(d: Dialect, rows: &[(i64, &str, &str)]) -> Stmt {
 /// `ON DELETE CASCADE`; PostgreSQL keeps no foreign key from a label row to its object (its
 /// migration 0006), so the same statement deletes them there.
 fn delete_objects_where(d: Dialect, condition: impl FnOnce(&mut Builder)) -> Stmt {
-    let pg = d == Dialect::Postgres;
+    let pg = !d.labels_cascade;
     let mut b = Builder::new(
         d,
         if pg { "WITH gone AS (DELETE FROM resources WHERE " } else { "DELETE FROM resources WHERE " },
@@ -648,7 +520,14 @@ pub(crate) fn label_rows<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::backend::{mysql, postgres, sqlite};
     use crate::store::resource_columns::hex;
+
+    use crate::store::StoredObject;
+
+    const SQLITE: Dialect = &sqlite::DIALECT;
+    const MYSQL: Dialect = &mysql::DIALECT;
+    const POSTGRES: Dialect = &postgres::DIALECT;
 
     #[test]
     fn chunks_hold_a_bounded_number_of_objects_and_bytes() {
@@ -661,15 +540,15 @@ mod tests {
             write_chunks(d, &prepared).map(<[_]>::len).collect::<Vec<_>>()
         };
         let small: Vec<StoredObject> = (0..1201).map(|_| object(1)).collect();
-        assert_eq!(sizes(&small, Dialect::Sqlite), [500, 500, 128, 64, 9]);
-        assert_eq!(sizes(&small, Dialect::MySql), [500, 500, 201]);
-        assert_eq!(sizes(&small, Dialect::Postgres), [1201]);
+        assert_eq!(sizes(&small, SQLITE), [500, 500, 128, 64, 9]);
+        assert_eq!(sizes(&small, MYSQL), [500, 500, 201]);
+        assert_eq!(sizes(&small, POSTGRES), [1201]);
         // 1.5 MiB each: 5 fit in 8 MiB; one larger than the limit still goes, alone.
         let large: Vec<StoredObject> = (0..12).map(|_| object(1536)).collect();
-        assert_eq!(sizes(&large, Dialect::Postgres), [5, 5, 2]);
+        assert_eq!(sizes(&large, POSTGRES), [5, 5, 2]);
         let huge = [object(9 << 10), object(1)];
-        assert_eq!(sizes(&huge, Dialect::MySql), [1, 1]);
-        assert_eq!(sizes(&[], Dialect::Postgres), Vec::<usize>::new());
+        assert_eq!(sizes(&huge, MYSQL), [1, 1]);
+        assert_eq!(sizes(&[], POSTGRES), Vec::<usize>::new());
     }
 
     #[test]
@@ -677,31 +556,30 @@ mod tests {
         let mut sizes = std::collections::BTreeSet::new();
         for n in 0..=2 * LABEL_CHUNK + 3 {
             let items: Vec<usize> = (0..n).collect();
-            let cut: Vec<usize> = pieces(Dialect::Sqlite, &items, LABEL_CHUNK).map(<[_]>::len).collect();
+            let cut: Vec<usize> = pieces(SQLITE, &items, LABEL_CHUNK).map(<[_]>::len).collect();
             assert_eq!(cut.iter().sum::<usize>(), n, "{cut:?}");
             assert!(cut.windows(2).all(|w| w[0] >= w[1] && (w[0] == LABEL_CHUNK || w[0] > w[1])), "{cut:?}");
             // A watch batch's few rows: one statement.
-            if n > 0 && n < ONE_STATEMENT_BELOW {
+            if n > 0 && n < SQLITE.one_text_below {
                 assert_eq!(cut, [n]);
             }
             // Only a last rest of fewer than 64 rows has a text that may not come back.
             let (last, kept_ones) = cut.split_last().map_or((0, &[][..]), |(l, k)| (*l, k));
             assert!(kept_ones.iter().all(|&k| kept(k, LABEL_CHUNK)), "{n}: {cut:?}");
-            assert!(kept(last, LABEL_CHUNK) || last < ONE_STATEMENT_BELOW, "{n}: {cut:?}");
-            sizes.extend(cut.into_iter().filter(|&k| k >= ONE_STATEMENT_BELOW));
+            assert!(kept(last, LABEL_CHUNK) || last < SQLITE.one_text_below, "{n}: {cut:?}");
+            sizes.extend(cut.into_iter().filter(|&k| k >= SQLITE.one_text_below));
         }
         // 2,000 and every power of two from 64 to 1,024: 6 texts of 64 rows or more.
         assert_eq!(sizes.len(), 6, "{sizes:?}");
         let items = [0u8; 4001];
-        for d in [Dialect::Postgres, Dialect::MySql] {
+        for d in [POSTGRES, MYSQL] {
             let cut: Vec<usize> = pieces(d, &items, 2000).map(<[_]>::len).collect();
             assert_eq!(cut, [2000, 2000, 1], "{d:?}: the rest in one statement");
         }
         // The statements themselves: 1,000 label rows (a list page's, 1 label each), in 5 pieces.
         let labels: Vec<(i64, &str, &str)> = (0..1000).map(|i| (i, "k", "v")).collect();
-        let statements: Vec<Stmt> = pieces(Dialect::Sqlite, &labels, LABEL_CHUNK)
-            .map(|rows| insert_labels(Dialect::Sqlite, rows))
-            .collect();
+        let statements: Vec<Stmt> =
+            pieces(SQLITE, &labels, LABEL_CHUNK).map(|rows| insert_labels(SQLITE, rows)).collect();
         let rows: Vec<usize> = statements.iter().map(|s| s.args.len() / 3).collect();
         assert_eq!(rows, [512, 256, 128, 64, 40]);
         assert!(statements[..4].iter().all(Stmt::persistent));
@@ -712,10 +590,15 @@ mod tests {
             })
             .collect();
         let prepared: Vec<Prepared<'_>> = objects.iter().map(Prepared::new).collect();
-        let chunks: Vec<_> = write_chunks(Dialect::Sqlite, &prepared).collect();
+        let chunks: Vec<_> = write_chunks(SQLITE, &prepared).collect();
         assert_eq!(chunks.iter().map(|c| c.len()).collect::<Vec<_>>(), [256, 44]);
         for chunk in &chunks[..1] {
-            assert!(upsert_resources(Dialect::Sqlite, "c", chunk).persistent(), "{}", chunk.len());
+            assert!(upsert_resources(SQLITE, "c", chunk).persistent(), "{}", chunk.len());
+            let crate::store::dialect::NewRows::IdsAboveLargest(insert_new_resources) =
+                sqlite::DIALECT.new_rows
+            else {
+                unreachable!()
+            };
             assert!(insert_new_resources("c", chunk, 1).persistent(), "{}", chunk.len());
         }
     }
@@ -733,21 +616,21 @@ mod tests {
     #[test]
     fn placeholders_and_quoting_follow_the_dialect() {
         let gvr = Gvr::new("apps", "v1", "deployments");
-        let sqlite = delete_object(Dialect::Sqlite, "c", &gvr, "ns", "n", "u");
+        let sqlite = delete_object(SQLITE, "c", &gvr, "ns", "n", "u");
         assert_eq!(
             sqlite.sql,
             "DELETE FROM resources WHERE \"group\" = ? AND version = ? AND resource = ? AND cluster = ? \
              AND namespace = ? AND name = ? AND uid = ?"
         );
         assert_eq!(sqlite.args.len(), 7);
-        let pg = delete_object(Dialect::Postgres, "c", &gvr, "ns", "n", "");
+        let pg = delete_object(POSTGRES, "c", &gvr, "ns", "n", "");
         assert!(
             pg.sql.starts_with("WITH gone AS (DELETE FROM resources WHERE \"group\" = $1 AND version = $2"),
             "{}",
             pg.sql
         );
         assert!(pg.sql.contains("name = $6 RETURNING id) DELETE FROM resource_labels "), "{}", pg.sql);
-        let my = delete_object(Dialect::MySql, "c", &gvr, "ns", "n", "");
+        let my = delete_object(MYSQL, "c", &gvr, "ns", "n", "");
         assert!(my.sql.contains("`group` = ?"), "{}", my.sql);
     }
 
@@ -762,7 +645,7 @@ mod tests {
             columns: vec![],
             labels: Some(&sel),
         };
-        let stmt = select_page(Dialect::Sqlite, &f, None, Some(10), super::super::Order::Name);
+        let stmt = select_page(SQLITE, &f, None, Some(10), super::super::Order::Name);
         assert_eq!(stmt.sql.matches(" AND r.id IN (SELECT").count(), 3, "{}", stmt.sql);
         assert_eq!(stmt.sql.matches(" AND NOT EXISTS").count(), 3, "{}", stmt.sql);
         assert!(stmt.sql.contains("l.\"value\" IN (?, ?)"), "{}", stmt.sql);
@@ -789,7 +672,7 @@ mod tests {
             version: "v1".into(),
             resource: "configmaps".into(),
         };
-        let mysql = select_page(Dialect::MySql, &f, Some(&cursor), Some(10), super::super::Order::Name);
+        let mysql = select_page(MYSQL, &f, Some(&cursor), Some(10), super::super::Order::Name);
         assert!(
             mysql.sql.contains(
                 "((r.cluster > ?) OR (r.cluster = ? AND r.namespace > ?) OR (r.cluster = ? AND r.namespace = ? AND r.name > ?))"
@@ -797,7 +680,7 @@ mod tests {
             "{}",
             mysql.sql
         );
-        let sqlite = select_page(Dialect::Sqlite, &f, Some(&cursor), Some(10), super::super::Order::Name);
+        let sqlite = select_page(SQLITE, &f, Some(&cursor), Some(10), super::super::Order::Name);
         assert!(sqlite.sql.contains("(r.cluster, r.namespace, r.name) > (?, ?, ?)"), "{}", sqlite.sql);
         // 3 type + 6 cursor + limit on MariaDB; 3 + 3 + 1 elsewhere.
         assert_eq!((mysql.args.len(), sqlite.args.len()), (10, 7));

@@ -1,16 +1,47 @@
-//! Statements as text plus a list of [`Arg`]s, built once by a [`Builder`] that knows the
-//! [`Dialect`]'s few differences: placeholders (`?` or `$n`), identifier quoting (identifiers are
+//! Statements as text plus a list of [`Arg`]s, built once by a [`Builder`] that knows a
+//! backend's few differences of [`Syntax`]: placeholders (`?` or `$n`), identifier quoting (identifiers are
 //! written `"group"` here and become `` `group` `` for MySQL), JSON and timestamp conversions and
 //! the upsert clause; and the [`Row`]s they answer, decoded by [`Col`].
 
 use mc_types::Gvr;
 
-/// The SQL flavour of a backend.
+/// How positional parameters are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dialect {
-    Sqlite,
-    MySql,
-    Postgres,
+pub(crate) enum Placeholder {
+    /// `?` each.
+    Question,
+    /// `$1`, `$2`, … in order.
+    Numbered,
+}
+
+/// How an insert updates a row whose unique key is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Upsert {
+    /// `ON CONFLICT (key) DO UPDATE SET c = excluded.c, …`.
+    OnConflict,
+    /// `ON DUPLICATE KEY UPDATE c = VALUES(c), …` (what MariaDB understands; MySQL 8 deprecates
+    /// it with a warning in favour of a row alias that MariaDB lacks).
+    OnDuplicateKey,
+}
+
+/// A backend's SQL syntax, as far as the [`Builder`] writes it (part of its dialect).
+#[derive(Debug)]
+pub(crate) struct Syntax {
+    /// The quote of an identifier: statements are written with `"group"`, and this replaces it.
+    pub(crate) quote: char,
+    pub(crate) placeholder: Placeholder,
+    /// The text around a parameter of unix seconds that makes it a timestamp.
+    pub(crate) unix_time: (&'static str, &'static str),
+    /// The text around a parameter of JSON text bound for a JSON column, if it needs a cast.
+    pub(crate) json_param: Option<(&'static str, &'static str)>,
+    /// The type a JSON column is cast to, to read it as text (`None`: read as is).
+    pub(crate) json_as_text: Option<&'static str>,
+    pub(crate) upsert: Upsert,
+    /// Whether the planner scans an index range for a row-value comparison `(a, b) > (?, ?)`;
+    /// where it does not, a cursor's condition is spelled out as the equivalent disjunction.
+    pub(crate) row_values_use_index: bool,
+    /// Whether a whole column binds as one array parameter (`id = ANY(?)` instead of a list).
+    pub(crate) binds_arrays: bool,
 }
 
 /// One bound value.
@@ -21,8 +52,8 @@ pub(crate) enum Arg {
     Int(i64),
     OptInt(Option<i64>),
     Bool(bool),
-    /// A whole column, for PostgreSQL's `unnest` ([`super::unnest`]); the other backends have
-    /// no array parameters and are never handed one.
+    /// A whole column, for a syntax that [binds arrays](Syntax::binds_arrays); the others are
+    /// never handed one.
     Array(Array),
 }
 
@@ -174,18 +205,18 @@ impl Stmt {
     }
 }
 
-/// Builds one statement for one dialect.
+/// Builds one statement for one syntax.
 pub(crate) struct Builder {
-    dialect: Dialect,
+    syntax: &'static Syntax,
     sql: String,
     args: Vec<Arg>,
     reuse: bool,
 }
 
 impl Builder {
-    /// The dialect the statement is written for.
-    pub(crate) fn dialect(&self) -> Dialect {
-        self.dialect
+    /// The syntax the statement is written in.
+    pub(crate) fn syntax(&self) -> &'static Syntax {
+        self.syntax
     }
 
     /// Arguments bound so far.
@@ -193,25 +224,26 @@ impl Builder {
         self.args.len()
     }
 
-    pub(crate) fn new(dialect: Dialect, sql: &str) -> Self {
-        let mut b = Self { dialect, sql: String::with_capacity(256), args: Vec::new(), reuse: false };
+    /// A statement in `syntax` (a backend's dialect derefs to its syntax), beginning with `sql`.
+    pub(crate) fn new(syntax: &'static Syntax, sql: &str) -> Self {
+        let mut b = Self { syntax, sql: String::with_capacity(256), args: Vec::new(), reuse: false };
         b.push(sql);
         b
     }
 
     /// Appends SQL text; `"ident"` quoting becomes backticks for MySQL.
     pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
-        match self.dialect {
-            Dialect::MySql => self.sql.extend(sql.chars().map(|c| if c == '"' { '`' } else { c })),
-            Dialect::Sqlite | Dialect::Postgres => self.sql.push_str(sql),
+        match self.syntax.quote {
+            '"' => self.sql.push_str(sql),
+            quote => self.sql.extend(sql.chars().map(|c| if c == '"' { quote } else { c })),
         }
         self
     }
 
     fn placeholder(&mut self) {
-        match self.dialect {
-            Dialect::Sqlite | Dialect::MySql => self.sql.push('?'),
-            Dialect::Postgres => {
+        match self.syntax.placeholder {
+            Placeholder::Question => self.sql.push('?'),
+            Placeholder::Numbered => {
                 self.sql.push('$');
                 self.sql.push_str(&self.args.len().to_string());
             }
@@ -228,12 +260,15 @@ impl Builder {
     /// A JSON document given as text for a JSON column (a cluster's `info`; PostgreSQL needs the
     /// cast to `jsonb`). Objects are bound as text: PostgreSQL keeps them as text.
     pub(crate) fn bind_json(&mut self, json: String) -> &mut Self {
-        if self.dialect == Dialect::Postgres {
-            self.sql.push_str("CAST(");
-            self.bind(json);
-            self.sql.push_str(" AS JSONB)");
-        } else {
-            self.bind(json);
+        match self.syntax.json_param {
+            Some((before, after)) => {
+                self.sql.push_str(before);
+                self.bind(json);
+                self.sql.push_str(after);
+            }
+            None => {
+                self.bind(json);
+            }
         }
         self
     }
@@ -241,26 +276,11 @@ impl Builder {
     /// A timestamp from unix seconds, the current time when `None`.
     pub(crate) fn bind_unix_time(&mut self, secs: Option<i64>) -> &mut Self {
         self.sql.push_str("COALESCE(");
-        match self.dialect {
-            Dialect::Sqlite => {
-                self.sql.push_str("datetime(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push_str(", 'unixepoch')");
-            }
-            Dialect::MySql => {
-                self.sql.push_str("FROM_UNIXTIME(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push(')');
-            }
-            Dialect::Postgres => {
-                self.sql.push_str("to_timestamp(CAST(");
-                self.args.push(Arg::OptInt(secs));
-                self.placeholder();
-                self.sql.push_str(" AS DOUBLE PRECISION))");
-            }
-        }
+        let (before, after) = self.syntax.unix_time;
+        self.sql.push_str(before);
+        self.args.push(Arg::OptInt(secs));
+        self.placeholder();
+        self.sql.push_str(after);
         self.sql.push_str(", CURRENT_TIMESTAMP)");
         self
     }
@@ -283,7 +303,7 @@ impl Builder {
     /// docs/adr/0020-store-query-plans.md), so there it is spelled out as the equivalent
     /// disjunction `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`, whose ranges it does scan.
     pub(crate) fn push_after(&mut self, keys: &[(&str, &str)]) -> &mut Self {
-        if self.dialect != Dialect::MySql {
+        if self.syntax.row_values_use_index {
             let columns: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
             self.push("(").push(&columns.join(", ")).push(") > (");
             for (i, (_, v)) in keys.iter().enumerate() {
@@ -311,17 +331,16 @@ impl Builder {
 
     /// The expression reading a JSON column as text.
     pub(crate) fn push_json_column(&mut self, column: &str) -> &mut Self {
-        match self.dialect {
-            Dialect::Sqlite => self.push(column),
-            Dialect::MySql => self.push("CAST(").push(column).push(" AS CHAR)"),
-            Dialect::Postgres => self.push("CAST(").push(column).push(" AS TEXT)"),
+        match self.syntax.json_as_text {
+            None => self.push(column),
+            Some(text) => self.push("CAST(").push(column).push(" AS ").push(text).push(")"),
         }
     }
 
     /// `ON CONFLICT (…) DO UPDATE SET c = excluded.c, …` or MySQL's `ON DUPLICATE KEY UPDATE`.
     pub(crate) fn push_upsert(&mut self, conflict: &str, columns: &[&str]) -> &mut Self {
-        match self.dialect {
-            Dialect::Sqlite | Dialect::Postgres => {
+        match self.syntax.upsert {
+            Upsert::OnConflict => {
                 self.push(" ON CONFLICT (").push(conflict).push(") DO UPDATE SET ");
                 for (i, c) in columns.iter().enumerate() {
                     if i > 0 {
@@ -330,9 +349,7 @@ impl Builder {
                     self.push(c).push(" = excluded.").push(c);
                 }
             }
-            // `VALUES(c)` is what MariaDB understands; MySQL 8 deprecates it (a warning) in favour
-            // of a row alias that MariaDB lacks.
-            Dialect::MySql => {
+            Upsert::OnDuplicateKey => {
                 self.push(" ON DUPLICATE KEY UPDATE ");
                 for (i, c) in columns.iter().enumerate() {
                     if i > 0 {

@@ -10,8 +10,10 @@ use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
-use super::transaction::Access;
-use super::write::{KEPT_TEXTS_UP_TO, consecutive};
+use super::backend::Access;
+use super::backend::sqlite::KEPT_TEXTS_UP_TO;
+use super::resource_columns::Prepared;
+use super::write::consecutive;
 use super::*;
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -130,7 +132,7 @@ async fn the_log_is_copied_into_the_database_file_off_the_writers_path_until_the
     let log = t.dir.join("nested/mc.db-wal");
     let len = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     // Let the checkpoint of the migrations pass, then write objects (a few hundred KiB).
-    tokio::time::sleep(checkpoint::EVERY * 2).await;
+    tokio::time::sleep(sqlite::CHECKPOINT_EVERY * 2).await;
     let before = len(&file);
     for chunk in 0..4 {
         let batch: Vec<Change> = (0..250)

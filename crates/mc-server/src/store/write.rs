@@ -2,29 +2,16 @@
 //! relist did not return, of a type or of a cluster, and the `clusters` table.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use mc_types::Gvr;
 
+use super::backend::postgres::copy;
+use super::dialect::NewRows;
+use super::resource_columns::Prepared;
 use super::{
-    Change, ClusterRow, Col, Dialect, Expect, Pending, Pool, Prepared, RelistKeys, Result, Row, Stmt, Store,
-    Tx, change_feed, copy, detached, each_key, resource_columns, sql, sqlite, statement,
+    Batch, Change, ClusterRow, Col, Expect, Pending, RelistKeys, Result, Row, Store, Tx, change_feed,
+    each_key, resource_columns, sql, statement,
 };
-
-/// The largest watch batch of upserts only whose text [`Store::one_text`] keeps prepared (one
-/// text for each number of objects, on the upserts' connection). A text not kept is parsed and
-/// planned anew, which under a watch churn is a large part of mc-server's CPU. Most batches hold
-/// a few objects, and every kept text is memory on the connection: the sizes up to 16 cover the
-/// common batches, and keeping every size below 64 would cost ten times that for rare ones (see
-/// docs/adr/0009-sqlite-watch-batches-in-one-text.md).
-pub(super) const KEPT_TEXTS_UP_TO: usize = 16;
-
-/// A write transaction as one text (see [`Store::one_text`]).
-pub(super) struct OneText {
-    pub(super) text: Stmt,
-    /// It deletes no object.
-    pub(super) upserts_only: bool,
-}
 
 /// The ids of the rows of one type in one cluster whose uid `keep` did not list, and those rows
 /// as deletions. Only ids and uids of every row are read, a page at a time: after a first list
@@ -128,7 +115,7 @@ pub(super) async fn write_pending(
 /// deleting labels. A chunk with an object already stored is then upserted as any other. Other
 /// writes (watch events, a relist's changes: mostly stored objects) are upserted at once; a
 /// chunk of a few of them (a watch batch's) with its label rows in one text, one round trip to
-/// SQLite's thread ([`sql::upsert_with_labels`]).
+/// SQLite's thread (its dialect's `upsert_with_labels`).
 ///
 /// On MySQL/MariaDB, such objects are inserted by a plain `INSERT`, which answers the first id
 /// it gave: when the row of the last id is the chunk's last object ([`consecutive`]), the ids
@@ -145,8 +132,9 @@ pub(super) async fn write_objects(
     expect: Expect,
 ) -> Result<()> {
     let d = tx.dialect;
-    // PostgreSQL: a first list's objects by `COPY`; where one is stored, they are upserted.
-    if d == Dialect::Postgres && expect == Expect::NewRows {
+    let new_rows = (expect == Expect::NewRows && !objects.is_empty()).then_some(d.new_rows);
+    // Copied (PostgreSQL); where one is stored, they are upserted.
+    if let Some(NewRows::Copy) = new_rows {
         match copy::write_new_rows(tx, cluster, objects).await {
             Err(e) if e.is_duplicate() => {}
             done => return done,
@@ -157,25 +145,32 @@ pub(super) async fn write_objects(
     let label_chunk = sql::write_chunk(d).1;
     // Read after any delete of this transaction, so no id it freed is taken back while a label
     // row of it could remain; the writer holds the only write transaction.
-    let first_id = match d {
-        Dialect::Sqlite if expect == Expect::NewRows && !objects.is_empty() => {
+    let first_id = match new_rows {
+        Some(NewRows::IdsAboveLargest(insert)) => {
             let max =
                 tx.fetch(sql::max_id(d, "resources"), &[Col::Int]).await?.first().map_or(0, |r| r.int(0));
-            max.checked_add(1).filter(|first| first.checked_add(objects.len() as i64).is_some())
+            max.checked_add(1)
+                .filter(|first| first.checked_add(objects.len() as i64).is_some())
+                .map(|f| (f, insert))
         }
         _ => None,
     };
-    // MySQL/MariaDB: a first list's chunks as plain inserts, whose ids InnoDB answers.
-    let inserts = d == Dialect::MySql && expect == Expect::NewRows;
+    // Plain inserts, whose first id the database answers (MySQL/MariaDB).
+    let inserts = match new_rows {
+        Some(NewRows::InsertAnswersFirstId(insert)) => Some(insert),
+        _ => None,
+    };
     let mut offset = 0;
     let mut chunks = sql::write_chunks(d, objects).map(|chunk| {
-        let step = match first_id.map(|first| first + offset) {
-            Some(first) => (Write::NewIds(first), sql::insert_new_resources(cluster, chunk, first)),
-            None if inserts => (Write::Insert, sql::insert_resources(cluster, chunk)),
-            None if sql::upserts_with_labels(d, chunk.len()) => {
-                (Write::WithLabels, sql::upsert_with_labels(chunk.iter().map(|p| (cluster, p))))
+        let with_labels = d.upsert_with_labels.filter(|_| sql::upserts_with_labels(d, chunk.len()));
+        let step = match (first_id.map(|(first, insert)| (first + offset, insert)), inserts, with_labels) {
+            (Some((first, insert)), _, _) => (Write::NewIds(first), insert(cluster, chunk, first)),
+            (None, Some(insert), _) => (Write::Insert, insert(cluster, chunk)),
+            (None, None, Some(upsert)) => {
+                let rows: Vec<(&str, &Prepared<'_>)> = chunk.iter().map(|p| (cluster, p)).collect();
+                (Write::WithLabels, upsert(&rows))
             }
-            None => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
+            (None, None, None) => (Write::Upsert, sql::upsert_resources(d, cluster, chunk)),
         };
         offset += chunk.len() as i64;
         (chunk, step)
@@ -198,7 +193,7 @@ pub(super) async fn write_objects(
                     continue;
                 }
                 // Some were stored already: all are there now, and the upsert writes and answers them.
-                tx.fetch(sql::upsert_resources(d, cluster, chunk), resource_columns::upsert_cols(d)).await?
+                tx.fetch(sql::upsert_resources(d, cluster, chunk), sql::upsert_cols(d)).await?
             }
             Write::Insert => {
                 let (inserted, following) = overlapped(tx.insert(stmt), || chunks.next()).await;
@@ -221,7 +216,7 @@ pub(super) async fn write_objects(
             }
             Write::Upsert if sql::upsert_returns_ids(d) => {
                 let (rows, following) =
-                    overlapped(tx.fetch(stmt, resource_columns::upsert_cols(d)), || chunks.next()).await;
+                    overlapped(tx.fetch(stmt, sql::upsert_cols(d)), || chunks.next()).await;
                 next = following;
                 rows?
             }
@@ -296,7 +291,7 @@ pub(super) enum Write {
     /// Inserted or updated.
     Upsert,
     /// SQLite: inserted or updated, with its label rows, by one text (a watch batch's few
-    /// objects, see [`sql::upsert_with_labels`]).
+    /// objects, its dialect's `upsert_with_labels`).
     WithLabels,
 }
 
@@ -339,24 +334,6 @@ pub(super) async fn overlapped<T, U>(step: impl Future<Output = T>, work: impl F
     let u = work();
     (step.await, u)
 }
-/// The changes of one cluster in a write (see [`Store::apply`]).
-#[derive(Clone, Copy, Debug)]
-pub struct Batch<'a> {
-    /// The cluster they are of.
-    pub cluster: &'a str,
-    /// The changes, in order.
-    pub changes: &'a [Change],
-    /// What its upserts are likely to be: a first list's pages are written faster as new rows.
-    pub expect: Expect,
-}
-
-impl<'a> Batch<'a> {
-    /// The changes of `cluster`, expected to be `expect`.
-    pub fn new(cluster: &'a str, changes: &'a [Change], expect: Expect) -> Self {
-        Batch { cluster, changes, expect }
-    }
-}
-
 impl Store {
     /// Writes the changes of one or more clusters in one transaction, each cluster's in order;
     /// an upsert replaces the object's labels. The one way objects are written: the single
@@ -375,67 +352,6 @@ impl Store {
             apply_in(&mut tx, self.origin.as_deref(), b.cluster, b.changes, b.expect).await?;
         }
         tx.commit().await
-    }
-
-    /// SQLite: a watch batch of a few changes (and no change feed to record) as one text that
-    /// begins a transaction, writes the batch's deletions in order (their label rows go by the
-    /// foreign key), then its upserts as [`apply_in`] does (see [`Pending`]) in one statement
-    /// with their label rows ([`sql::upsert_with_labels`]), and commits: one round trip to
-    /// SQLite's thread instead of one for `BEGIN`, one per chunk of upserts or deletion, and one
-    /// for `COMMIT`. `None` for any other batch, written by [`apply_in`]. The text of a batch of
-    /// upserts only, of any clusters, depends only on how many objects it holds: it is kept
-    /// prepared up to [`KEPT_TEXTS_UP_TO`] of them.
-    pub(super) fn one_text(&self, batches: &[Batch<'_>]) -> Result<Option<OneText>> {
-        let Pool::Sqlite(pools) = &self.pool else { return Ok(None) };
-        let changes: usize = batches.iter().map(|b| b.changes.len()).sum();
-        if self.origin.is_some()
-            || !sql::upserts_with_labels(Dialect::Sqlite, changes)
-            || batches.iter().any(|b| b.expect != Expect::Any)
-        {
-            return Ok(None);
-        }
-        let upserts_only = batches.iter().all(|b| b.changes.iter().all(|c| matches!(c, Change::Upsert(_))));
-        let mut text = statement::Builder::new(Dialect::Sqlite, pools.writer(upserts_only).1).finish();
-        // Deletions in order, then the upserts left (see [`Pending`]).
-        let mut pending = Pending::default();
-        for &Batch { cluster, changes: events, .. } in batches {
-            for change in events {
-                match change {
-                    Change::Upsert(o) => {
-                        o.validate()?;
-                        pending.upsert(cluster, o);
-                    }
-                    Change::Delete { gvr, namespace, name, uid } => {
-                        pending.delete(cluster, gvr, namespace, name, uid);
-                        text = text.then(sql::delete_object(
-                            Dialect::Sqlite,
-                            cluster,
-                            gvr,
-                            namespace,
-                            name,
-                            uid,
-                        ));
-                    }
-                }
-            }
-        }
-        let objects: Vec<(&str, Prepared<'_>)> = pending.take().map(|(c, o)| (c, Prepared::new(o))).collect();
-        if !objects.is_empty() {
-            text = text.then(sql::upsert_with_labels(objects.iter().map(|(c, p)| (*c, p))));
-        }
-        let mut text = text.then(statement::Builder::new(Dialect::Sqlite, "COMMIT").finish());
-        text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;
-        Ok(Some(OneText { text, upserts_only }))
-    }
-
-    /// Runs a text of [`Store::one_text`] as the writer, in a task of its own (see [`Tx`]): on
-    /// the connection without foreign key checks when it deletes no object (see
-    /// [`Store::begin_upserts`]).
-    pub(super) async fn write_one_text(&self, one: OneText) -> Result<()> {
-        let Pool::Sqlite(pools) = &self.pool else { unreachable!("one_text answers only on SQLite") };
-        let _write = Arc::clone(&self.write_lock).lock_owned().await;
-        let pool = pools.writer(one.upserts_only).0.clone();
-        detached(async move { sqlite::execute_transaction(&pool, one.text).await }).await?
     }
 
     /// After a fresh list whose unchanged objects were skipped (see [`Store::relist_keys`]):

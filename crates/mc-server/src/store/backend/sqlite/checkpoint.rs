@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tracing::warn;
 
 /// How often the log is copied into the database.
-pub(super) const EVERY: Duration = Duration::from_millis(250);
+pub(in crate::store) const EVERY: Duration = Duration::from_millis(250);
 
 /// Checkpoints run again at once when the writer committed meanwhile, up to this many times per
 /// tick: each has less to copy than the one before, and a quiet moment of the writer lets one

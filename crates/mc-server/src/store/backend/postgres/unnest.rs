@@ -7,16 +7,16 @@
 //! new rows, go by `COPY` instead ([`super::copy`]); these statements write the others and any
 //! chunk of them found stored.
 
-use super::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
-use super::statement::{Array, Builder, Dialect, Stmt};
+use crate::store::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
+use crate::store::statement::{Array, Builder, Stmt};
 
 /// Objects (and label rows) per statement: no parameter limit applies, so a whole batch of the
 /// writer goes in one statement.
-pub(crate) const CHUNK: usize = 2000;
+pub(in crate::store) const CHUNK: usize = 2000;
 
 /// Upsert of `rows` (distinct natural keys) into `resources`, answering the
-/// [`super::resource_columns::upsert_cols`] of every row written, as the other backends' multi-row upsert does.
-pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
+/// [`crate::store::sql::upsert_cols`] of every row written, as the other backends' multi-row upsert does.
+pub(in crate::store) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
     let mut columns: [Vec<String>; 10] = Default::default();
     let mut owners: Vec<Option<String>> = Vec::with_capacity(rows.len());
     let mut created: Vec<Option<i64>> = Vec::with_capacity(rows.len());
@@ -44,7 +44,7 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
         created.push(o.created_at);
     }
     let [namespace, name, group, version, resource, kind, rv, uid, hash, object] = columns;
-    let mut b = Builder::new(Dialect::Postgres, "INSERT INTO resources (");
+    let mut b = Builder::new(&super::DIALECT, "INSERT INTO resources (");
     b.push(RESOURCE_COLUMNS).push(") SELECT t.namespace, t.name, ").bind(cluster);
     b.push(
         ", t.\"group\", t.version, t.resource, t.kind, t.rv, t.owner, t.uid, t.hash, \
@@ -72,12 +72,12 @@ pub(crate) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -> Stmt {
 }
 
 /// Insert of `(resource_id, key, value)` label rows.
-pub(crate) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
+pub(in crate::store) fn insert_labels(rows: &[(i64, &str, &str)]) -> Stmt {
     let ids = rows.iter().map(|(id, _, _)| *id).collect();
     let keys = rows.iter().map(|(_, k, _)| k.to_string()).collect();
     let values = rows.iter().map(|(_, _, v)| v.to_string()).collect();
     let mut b = Builder::new(
-        Dialect::Postgres,
+        &super::DIALECT,
         "INSERT INTO resource_labels (resource_id, \"key\", \"value\") SELECT * FROM unnest(",
     );
     b.bind(Array::Int(ids)).push("::bigint[], ");

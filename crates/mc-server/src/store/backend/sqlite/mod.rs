@@ -10,9 +10,62 @@ use sqlx::sqlite::{
 };
 use sqlx::{Row as _, Sqlite, SqlitePool};
 
-use super::checkpoint::Checkpoints;
-use super::statement::{Arg, Cell, Col, Row, Stmt};
-use super::{Error, Result, redact_url};
+mod checkpoint;
+mod new_rows;
+mod one_text;
+
+use checkpoint::Checkpoints;
+#[cfg(test)]
+pub(in crate::store) use checkpoint::EVERY as CHECKPOINT_EVERY;
+#[cfg(test)]
+pub(in crate::store) use one_text::KEPT_TEXTS_UP_TO;
+use one_text::upsert_with_labels;
+
+use crate::store::dialect::{NewRows, SqlDialect};
+use crate::store::sql::{CHUNK, LABEL_CHUNK};
+use crate::store::statement::{Arg, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::{Error, Result, redact_url};
+
+/// Rows that go in one statement however many they are: a watch batch's few changes. Cut in
+/// powers of two, 5 upserts took 2 upserts, 2 label deletes and 2 label inserts, each a round
+/// trip to SQLite's thread, instead of one each, and under a watch churn those round trips are
+/// what a change waits for (see docs/adr/0009-sqlite-watch-batches-in-one-text.md). A text
+/// this small costs little to parse anew.
+const ONE_STATEMENT_BELOW: usize = 64;
+
+/// SQLite's syntax and write strategy. Rests of a write are cut in powers of two so that their
+/// texts come back and stay prepared (docs/adr/0008-sqlite-bulk-writes.md); a limited sorted
+/// page is read as keys first (docs/adr/0020-store-query-plans.md); deferred indexes are built
+/// with their sort in a temporary file, not in memory (docs/adr/0012-deferred-indexes.md).
+pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
+    name: "sqlite",
+    syntax: Syntax {
+        quote: '"',
+        placeholder: Placeholder::Question,
+        unix_time: ("datetime(", ", 'unixepoch')"),
+        json_param: None,
+        json_as_text: None,
+        upsert: Upsert::OnConflict,
+        row_values_use_index: true,
+        binds_arrays: false,
+    },
+    new_rows: NewRows::IdsAboveLargest(new_rows::insert_new_resources),
+    chunk: CHUNK,
+    label_chunk: LABEL_CHUNK,
+    power_of_two_rests: true,
+    one_text_below: ONE_STATEMENT_BELOW,
+    upsert_with_labels: Some(upsert_with_labels),
+    upsert_returns_ids: true,
+    upsert_tells_created: false,
+    upsert_resources: None,
+    insert_labels: None,
+    labels_cascade: true,
+    sorts_keys_first: true,
+    index_definition: Some("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = "),
+    locks_for_replicas: false,
+    around_index_build: Some(("PRAGMA temp_store = FILE", "PRAGMA temp_store = MEMORY")),
+    database_bytes: None,
+};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
 
@@ -23,10 +76,10 @@ static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
 /// prepared, so each multi-row upsert of thousands of parameters would be parsed again in the
 /// next transaction (see docs/adr/0008-sqlite-bulk-writes.md).
 #[derive(Clone)]
-pub(super) struct Pools {
-    pub(super) main: SqlitePool,
+pub(in crate::store) struct Pools {
+    pub(in crate::store) main: SqlitePool,
     /// `None` for `:memory:`, whose every connection is a database of its own.
-    pub(super) upserts: Option<SqlitePool>,
+    pub(in crate::store) upserts: Option<SqlitePool>,
     /// The log's checkpoints off the writer's path (`None` for `:memory:`, which has no log).
     checkpoints: Option<Checkpoints>,
 }
@@ -36,7 +89,7 @@ impl Pools {
     /// begins it. IMMEDIATE takes the write lock up front: no busy error half-way through.
     /// `:memory:`'s one connection switches the checks for each write transaction (sqlite3_exec
     /// runs both statements; the pragma is a no-op inside a transaction, so it comes first).
-    pub(super) fn writer(&self, upserts: bool) -> (&SqlitePool, &'static str) {
+    pub(in crate::store) fn writer(&self, upserts: bool) -> (&SqlitePool, &'static str) {
         match (&self.upserts, upserts) {
             (Some(pool), true) => (pool, "BEGIN IMMEDIATE"),
             (Some(_), false) => (&self.main, "BEGIN IMMEDIATE"),
@@ -45,7 +98,7 @@ impl Pools {
         }
     }
 
-    pub(super) async fn close(&self) {
+    pub(in crate::store) async fn close(&self) {
         // sqlx's `close` leaves open a connection that comes back to the pool while it runs (the
         // connection's check on return awaits its worker thread): a second `close` closes it.
         for pool in std::iter::once(&self.main).chain(&self.upserts) {
@@ -59,7 +112,7 @@ impl Pools {
 }
 
 /// Opens (creating when missing) the database file of `sqlite://PATH` and migrates it.
-pub(super) async fn connect(url: &str) -> Result<Pools> {
+pub(in crate::store) async fn connect(url: &str) -> Result<Pools> {
     let connect_error = |error| Error::Connect { backend: "sqlite", url: redact_url(url), error };
     let memory = url.contains(":memory:") || url.contains("mode=memory");
     let options = SqliteConnectOptions::from_str(url)
@@ -176,7 +229,7 @@ fn bind(stmt: &mut Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> 
     q
 }
 
-pub(super) async fn execute(conn: &mut SqliteConnection, mut stmt: Stmt) -> Result<u64> {
+pub(in crate::store) async fn execute(conn: &mut SqliteConnection, mut stmt: Stmt) -> Result<u64> {
     Ok(bind(&mut stmt).execute(conn).await?.rows_affected())
 }
 
@@ -184,7 +237,7 @@ pub(super) async fn execute(conn: &mut SqliteConnection, mut stmt: Stmt) -> Resu
 /// `pool`. Where one of its statements fails, the transaction is rolled back before the
 /// connection goes back to the pool; where even that fails, the connection is closed: none goes
 /// back inside a transaction (sqlx does not know of one it did not begin).
-pub(super) async fn execute_transaction(pool: &SqlitePool, stmt: Stmt) -> Result<()> {
+pub(in crate::store) async fn execute_transaction(pool: &SqlitePool, stmt: Stmt) -> Result<()> {
     let mut conn = pool.acquire().await?;
     let Err(error) = execute(&mut conn, stmt).await else { return Ok(()) };
     // No transaction is left open where the `BEGIN` failed, or SQLite rolled it back itself
@@ -195,7 +248,11 @@ pub(super) async fn execute_transaction(pool: &SqlitePool, stmt: Stmt) -> Result
     Err(error)
 }
 
-pub(super) async fn fetch(conn: &mut SqliteConnection, mut stmt: Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+pub(in crate::store) async fn fetch(
+    conn: &mut SqliteConnection,
+    mut stmt: Stmt,
+    cols: &[Col],
+) -> Result<Vec<Row>> {
     let rows = bind(&mut stmt).fetch_all(conn).await?;
     rows.iter()
         .map(|row| {

@@ -7,13 +7,53 @@ use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Row as _};
 
-use super::statement::{Arg, Array, Cell, Col, Row, Stmt};
-use super::{Error, Result, redact_url};
+pub(in crate::store) mod copy;
+mod unnest;
+
+use crate::store::dialect::{NewRows, SqlDialect};
+use crate::store::statement::{Arg, Array, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::{Error, Result, redact_url};
+
+/// PostgreSQL's syntax and write strategy. Whole columns bind as arrays, one text for any number
+/// of rows, and a first list's objects are copied (docs/adr/0010-postgresql-arrays-and-copy.md).
+/// A label row has no foreign key to its object (migration 0006): the statement that deletes
+/// objects deletes their label rows.
+pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
+    name: "postgres",
+    syntax: Syntax {
+        quote: '"',
+        placeholder: Placeholder::Numbered,
+        unix_time: ("to_timestamp(CAST(", " AS DOUBLE PRECISION))"),
+        json_param: Some(("CAST(", " AS JSONB)")),
+        json_as_text: Some("TEXT"),
+        upsert: Upsert::OnConflict,
+        row_values_use_index: true,
+        binds_arrays: true,
+    },
+    new_rows: NewRows::Copy,
+    chunk: unnest::CHUNK,
+    label_chunk: unnest::CHUNK,
+    power_of_two_rests: false,
+    one_text_below: 0,
+    upsert_with_labels: None,
+    upsert_returns_ids: true,
+    upsert_tells_created: true,
+    upsert_resources: Some(unnest::upsert_resources),
+    insert_labels: Some(unnest::insert_labels),
+    labels_cascade: false,
+    sorts_keys_first: false,
+    index_definition: Some(
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ",
+    ),
+    locks_for_replicas: true,
+    around_index_build: None,
+    database_bytes: Some("SELECT pg_database_size(current_database())"),
+};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");
 
 /// Connects to `postgres://` or `postgresql://` and migrates the database.
-pub(super) async fn connect(url: &str) -> Result<PgPool> {
+pub(in crate::store) async fn connect(url: &str) -> Result<PgPool> {
     let connect_error = |error| Error::Connect { backend: "postgres", url: redact_url(url), error };
     let options = PgConnectOptions::from_str(url).map_err(connect_error)?;
     let pool = PgPoolOptions::new()
@@ -44,11 +84,11 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Postgres, PgArguments> {
     q
 }
 
-pub(super) async fn execute(conn: &mut PgConnection, stmt: &Stmt) -> Result<u64> {
+pub(in crate::store) async fn execute(conn: &mut PgConnection, stmt: &Stmt) -> Result<u64> {
     Ok(bind(stmt).execute(conn).await?.rows_affected())
 }
 
-pub(super) async fn fetch(conn: &mut PgConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+pub(in crate::store) async fn fetch(conn: &mut PgConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
     let rows = bind(stmt).fetch_all(conn).await?;
     rows.iter()
         .map(|row| {

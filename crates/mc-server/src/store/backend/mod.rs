@@ -1,17 +1,34 @@
-//! Connections and transactions: one pool per backend, a transaction whose every step runs in
-//! a task of its own, and the statements it runs.
+//! The backends, one folder each (`sqlite`, `mysql`, `postgres`: connections, migrations,
+//! binding, the [`Dialect`] and the code only that backend runs), and what they share:
+//! one pool per backend, a transaction whose every step runs in a task of its own, and the
+//! statements it runs.
+
+pub(super) mod mysql;
+pub(super) mod postgres;
+pub(super) mod sqlite;
 
 use std::sync::Arc;
 
 use tokio::sync::OwnedMutexGuard;
 
-use super::{Col, Dialect, Error, Result, Row, Stmt, Store, mysql, postgres, sqlite};
+use super::{Col, Dialect, Error, Result, Row, Stmt, Store};
 
 #[derive(Clone)]
 pub(super) enum Pool {
     Sqlite(sqlite::Pools),
     MySql(sqlx::MySqlPool),
     Postgres(sqlx::PgPool),
+}
+
+impl Pool {
+    /// The dialect of this pool's backend.
+    pub(super) fn dialect(&self) -> Dialect {
+        match self {
+            Pool::Sqlite(_) => &sqlite::DIALECT,
+            Pool::MySql(_) => &mysql::DIALECT,
+            Pool::Postgres(_) => &postgres::DIALECT,
+        }
+    }
 }
 
 pub(super) enum Conn {

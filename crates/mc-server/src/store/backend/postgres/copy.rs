@@ -8,10 +8,10 @@
 //! it with a duplicate key, and [`write_new_rows`] then rolls back to before it, for the caller
 //! to upsert the objects as any others.
 
-use super::resource_columns::Prepared;
-use super::sql;
-use super::statement::{Arg, Builder, Col, Dialect, Stmt};
-use super::{Error, Result, Tx};
+use crate::store::resource_columns::Prepared;
+use crate::store::sql;
+use crate::store::statement::{Arg, Builder, Col, Stmt};
+use crate::store::{Error, Result, Tx};
 
 /// Columns of `resources` a `COPY` fills, in the order [`Rows::resource`] writes them;
 /// `delete_at` stays NULL.
@@ -27,11 +27,15 @@ const POSTGRES_EPOCH_MICROS: i64 = 946_684_800_000_000;
 /// Inserts `objects` (distinct natural keys, none expected stored) of `cluster` and their label
 /// rows. On a duplicate key the transaction is back where it was before the call and the error
 /// says so ([`Error::is_duplicate`]); any other error leaves the transaction to be rolled back.
-pub(super) async fn write_new_rows(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()> {
+pub(in crate::store) async fn write_new_rows(
+    tx: &mut Tx,
+    cluster: &str,
+    objects: &[Prepared<'_>],
+) -> Result<()> {
     if objects.is_empty() {
         return Ok(());
     }
-    let savepoint = |sql: &str| Builder::new(Dialect::Postgres, sql).finish();
+    let savepoint = |sql: &str| Builder::new(&super::DIALECT, sql).finish();
     tx.execute(savepoint("SAVEPOINT new_rows")).await?;
     match copy(tx, cluster, objects).await {
         Ok(()) => {}
@@ -56,7 +60,7 @@ async fn copy(tx: &mut Tx, cluster: &str, objects: &[Prepared<'_>]) -> Result<()
     let ids: Vec<i64> = rows.iter().map(|r| r.int(0)).collect();
     // Pieces of at most about `sql::CHUNK_BYTES` of JSON each: an object can be 1.5 MiB.
     let mut at = 0;
-    let pieces = sql::write_chunks(Dialect::Postgres, objects).map(|chunk| {
+    let pieces = sql::write_chunks(&super::DIALECT, objects).map(|chunk| {
         let mut rows = Rows::new(at == 0);
         for (p, &id) in chunk.iter().zip(&ids[at..]) {
             rows.resource(cluster, p, id, now);
@@ -99,7 +103,7 @@ fn label_pieces<'a>(labels: &'a [(i64, &str, &str)], most: usize) -> impl Iterat
 /// since the Unix epoch (`CURRENT_TIMESTAMP`, which the upserts write), as two integer columns.
 fn reserve_ids(n: usize) -> Stmt {
     let mut b = Builder::new(
-        Dialect::Postgres,
+        &super::DIALECT,
         "SELECT nextval((SELECT CAST(pg_get_serial_sequence('resources', 'id') AS regclass))), \
          CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT) FROM generate_series(1, ",
     );

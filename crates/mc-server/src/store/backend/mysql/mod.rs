@@ -7,13 +7,57 @@ use sqlx::migrate::Migrator;
 use sqlx::mysql::{MySqlArguments, MySqlConnectOptions, MySqlConnection, MySqlPoolOptions};
 use sqlx::{MySql, MySqlPool, Row as _};
 
-use super::statement::{Arg, Cell, Col, Row, Stmt};
-use super::{Error, Result, redact_url};
+mod insert;
+
+use crate::store::dialect::{NewRows, SqlDialect};
+use crate::store::sql::{CHUNK, LABEL_CHUNK};
+use crate::store::statement::{Arg, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::{Error, Result, redact_url};
+
+/// MySQL/MariaDB's syntax and write strategy. A write's rest goes in one statement: a
+/// transaction of more statements holds its locks longer, and writers of different clusters at
+/// once (replicas sharing the database) deadlock again and again
+/// (docs/adr/0011-mysql-first-lists-as-plain-inserts.md). MariaDB does not scan an index range
+/// for a row-value comparison (docs/adr/0020-store-query-plans.md). It defers no index.
+pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
+    name: "mysql",
+    syntax: Syntax {
+        quote: '`',
+        placeholder: Placeholder::Question,
+        unix_time: ("FROM_UNIXTIME(", ")"),
+        json_param: None,
+        json_as_text: Some("CHAR"),
+        upsert: Upsert::OnDuplicateKey,
+        row_values_use_index: false,
+        binds_arrays: false,
+    },
+    new_rows: NewRows::InsertAnswersFirstId(insert::insert_resources),
+    chunk: CHUNK,
+    label_chunk: LABEL_CHUNK,
+    power_of_two_rests: false,
+    one_text_below: 0,
+    upsert_with_labels: None,
+    // `INSERT … ON DUPLICATE KEY UPDATE` has no `RETURNING`; the uid index that reading them
+    // back needs is kept.
+    upsert_returns_ids: false,
+    upsert_tells_created: false,
+    upsert_resources: None,
+    insert_labels: None,
+    labels_cascade: true,
+    sorts_keys_first: false,
+    index_definition: None,
+    locks_for_replicas: false,
+    around_index_build: None,
+    database_bytes: Some(
+        "SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) \
+         FROM information_schema.tables WHERE table_schema = DATABASE()",
+    ),
+};
 
 static MIGRATOR: Migrator = sqlx::migrate!("migrations/mysql");
 
 /// Connects to `mysql://` or `mariadb://` (the same protocol) and migrates the database.
-pub(super) async fn connect(url: &str) -> Result<MySqlPool> {
+pub(in crate::store) async fn connect(url: &str) -> Result<MySqlPool> {
     let connect_error = |error| Error::Connect { backend: "mysql", url: redact_url(url), error };
     let normalized = match url.strip_prefix("mariadb:") {
         Some(rest) => format!("mysql:{rest}"),
@@ -74,7 +118,7 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, MySql, MySqlArguments> {
 
 /// Runs a statement: the rows it changed, and the id given to the first row it inserted (MySQL's
 /// `LAST_INSERT_ID()` of the statement; 0 when it gave none).
-pub(super) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<(u64, u64)> {
+pub(in crate::store) async fn execute(conn: &mut MySqlConnection, stmt: &Stmt) -> Result<(u64, u64)> {
     let done = bind(stmt).execute(conn).await?;
     Ok((done.rows_affected(), done.last_insert_id()))
 }
@@ -85,7 +129,11 @@ fn text(bytes: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| Error::Query(sqlx::Error::Decode(Box::new(e))))
 }
 
-pub(super) async fn fetch(conn: &mut MySqlConnection, stmt: &Stmt, cols: &[Col]) -> Result<Vec<Row>> {
+pub(in crate::store) async fn fetch(
+    conn: &mut MySqlConnection,
+    stmt: &Stmt,
+    cols: &[Col],
+) -> Result<Vec<Row>> {
     let rows = bind(stmt).fetch_all(conn).await?;
     rows.iter()
         .map(|row| {
