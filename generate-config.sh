@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes the kubectl-multicluster config (~/.multi-cluster-operator/config), as the original did:
+# Writes the kubectl-multicluster config (~/.multi-cluster-operator/config), as the Go project's
+# script did:
 #
 #   ./generate-config.sh --ip localhost --port 31888 --config /root/.kube/config [--token T] [--force]
 #                        [--certificate-authority CA.crt]
@@ -63,7 +64,7 @@ if [[ -e $output && $force != true ]]; then
   fail "$output already exists; pass --force to overwrite it"
 fi
 
-# Plain YAML when that reads back as the same string (as the original wrote it), else a
+# Plain YAML when that reads back as the same string (as the Go project wrote it), else a
 # single-quoted scalar, where a quote is written twice.
 quote() {
   local v=$1 lower=${1,,}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo: three local clusters (tencent1 = master, tencent2, tencent4), mc-server on embedded
-# SQLite, the kubectl plugin, the earlier project's three MultiClusterResource examples, and a
+# SQLite, the kubectl plugin, the Go project's three MultiClusterResource examples, and a
 # tour of the CLI (list, describe, unjoin, join).
 #
 #   scripts/demo.sh          build what is missing, start everything, show it (leaves it running)
