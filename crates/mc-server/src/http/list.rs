@@ -187,6 +187,7 @@ impl ListRequest {
             limit,
             continue_after: None,
             order: self.order,
+            allowed: None,
         };
         if let Some(token) = &self.continue_token {
             query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);

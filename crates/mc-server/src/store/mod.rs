@@ -56,7 +56,7 @@ pub(crate) use error::redact_url;
 pub use error::{Error, Result};
 pub use keys::RelistKeys;
 use pending::Pending;
-pub use query::{ClusterRow, Cursor, Order, Page, Query};
+pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
 pub use raw::RawObject;
 use read::{each_key, objects_by_id};
 use sql::SqlFilter;

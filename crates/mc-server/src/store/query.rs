@@ -33,6 +33,35 @@ pub struct Query {
     pub continue_after: Option<Cursor>,
     /// In which order rows come.
     pub order: Order,
+    /// Only where the caller may read (`None`: everywhere).
+    pub allowed: Option<Allowed>,
+}
+
+/// Where a caller may read a query's type: the clusters, each with every namespace or some.
+/// A cluster not named is not read at all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allowed(pub Vec<(String, Namespaces)>);
+
+/// The namespaces of one cluster a caller may read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Namespaces {
+    /// Every namespace, and the cluster-scoped objects.
+    All,
+    /// These namespaces only (never empty in a useful [`Allowed`]).
+    Some(Vec<String>),
+}
+
+impl Allowed {
+    /// Whether an object of `cluster` in `namespace` (`""`: cluster-scoped) may be read.
+    pub fn admits(&self, cluster: &str, namespace: &str) -> bool {
+        self.0.iter().any(|(c, ns)| {
+            c == cluster
+                && match ns {
+                    Namespaces::All => true,
+                    Namespaces::Some(names) => names.iter().any(|n| n == namespace),
+                }
+        })
+    }
 }
 
 impl Query {
@@ -55,6 +84,7 @@ impl Query {
             name: self.name.as_deref(),
             columns,
             labels: self.labels.as_ref().filter(|l| !l.is_empty()),
+            allowed: self.allowed.as_ref(),
         };
         (filter, after_fetch)
     }

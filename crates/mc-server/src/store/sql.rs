@@ -335,6 +335,8 @@ pub(crate) struct SqlFilter<'a> {
     /// `(column, equals, value)` from field selectors on `metadata.name`/`metadata.namespace`.
     pub(crate) columns: Vec<(&'static str, bool, &'a str)>,
     pub(crate) labels: Option<&'a LabelSelector>,
+    /// Only where the caller may read.
+    pub(crate) allowed: Option<&'a super::Allowed>,
 }
 
 /// One page of a query: rows after `after` in the stable order, at most `limit`.
@@ -424,6 +426,9 @@ pub(crate) fn select_rows(
     for (column, equals, value) in &f.columns {
         b.push(" AND r.").push(column).push(if *equals { " = " } else { " <> " }).bind(*value);
     }
+    if let Some(allowed) = f.allowed {
+        push_allowed(&mut b, allowed);
+    }
     if let Some(labels) = f.labels {
         for req in labels.requirements() {
             let (exists, values) = label_condition(req);
@@ -474,6 +479,26 @@ pub(crate) fn select_rows(
         b.push(" LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
     }
     b.finish()
+}
+
+/// ` AND (r.cluster = ? OR (r.cluster = ? AND r.namespace IN (…)) …)`: the rows of the clusters
+/// and namespaces a caller may read; no row when it may read none.
+fn push_allowed(b: &mut Builder, allowed: &super::Allowed) {
+    let mut scopes =
+        allowed.0.iter().filter(|(_, ns)| !matches!(ns, super::Namespaces::Some(n) if n.is_empty()));
+    let Some(first) = scopes.next() else {
+        b.push(" AND 1 = 0");
+        return;
+    };
+    b.push(" AND (");
+    for (i, (cluster, namespaces)) in std::iter::once(first).chain(scopes).enumerate() {
+        b.push(if i > 0 { " OR (r.cluster = " } else { "(r.cluster = " }).bind(cluster.as_str());
+        if let super::Namespaces::Some(names) = namespaces {
+            b.push(" AND r.namespace IN ").bind_list(names.iter().map(String::as_str));
+        }
+        b.push(")");
+    }
+    b.push(")");
 }
 
 /// Upsert of one row of the `clusters` table.
@@ -644,6 +669,7 @@ mod tests {
             name: None,
             columns: vec![],
             labels: Some(&sel),
+            allowed: None,
         };
         let stmt = select_page(SQLITE, &f, None, Some(10), super::super::Order::Name);
         assert_eq!(stmt.sql.matches(" AND r.id IN (SELECT").count(), 3, "{}", stmt.sql);
@@ -663,6 +689,7 @@ mod tests {
             name: None,
             columns: vec![],
             labels: None,
+            allowed: None,
         };
         let cursor = Cursor {
             cluster: "c".into(),

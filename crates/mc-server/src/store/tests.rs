@@ -1039,6 +1039,7 @@ async fn pages_are_read_in_one_step_only_where_an_index_gives_their_order() {
         name,
         columns: Vec::new(),
         labels,
+        allowed: None,
     };
     let columns = |columns| sql::SqlFilter { columns, ..filter(Some(&gvr), None, None, None, None) };
     // Read in one step: the plan must walk an index in the page's order, with no sort.

@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use mc_server::store::{
-    Change, ClusterRow, Cursor, DigestRow, Error, Expect, Page, Query, RelistKeys, StoredObject,
+    Allowed, Change, ClusterRow, Cursor, DigestRow, Error, Expect, Namespaces, Page, Query, RelistKeys,
+    StoredObject,
 };
 use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
@@ -273,6 +274,15 @@ pub async fn field_selectors_on_columns_and_on_the_object(ctx: Ctx) {
     assert_eq!(list(&ctx, fields_query("metadata.namespace=")).await, ["c1/n1"]);
 }
 
+/// Every namespace of c1, namespaces a and c of c3, and an empty set for c2.
+fn allowed() -> Allowed {
+    Allowed(vec![
+        ("c1".into(), Namespaces::All),
+        ("c2".into(), Namespaces::Some(Vec::new())),
+        ("c3".into(), Namespaces::Some(vec!["a".into(), "c".into()])),
+    ])
+}
+
 pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
     let s = &ctx.store;
     let mut expected = Vec::new();
@@ -319,6 +329,10 @@ pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
         (Query { namespace: Some("b".into()), ..labels_query("i=x") }, 36),
         (Query { gvr: Some(pods()), ..fields_query("status.phase=Pending") }, 30),
         (fields_query("status.phase=Pending,metadata.namespace!=a"), 18),
+        // Where a caller may read: every namespace of c1, two of c3, nothing of c2.
+        (Query { gvr: Some(pods()), allowed: Some(allowed()), ..Query::default() }, 37 + 13 + 12),
+        (Query { gvr: Some(pods()), allowed: Some(Allowed::default()), ..Query::default() }, 0),
+        (Query { allowed: Some(allowed()), ..labels_query("i=x") }, 37 + 13 + 12),
     ];
     for (q, total) in cases {
         let unpaged = s.query(&q).await.unwrap();
