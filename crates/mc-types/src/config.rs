@@ -325,12 +325,22 @@ pub struct ServerSection {
     /// Require a token on `/metrics` too (open by default, like `/healthz` and `/readyz`).
     #[serde(default)]
     pub metrics_auth: bool,
-    /// PEM certificate (chain) for HTTPS; when set the port speaks HTTPS only.
+    /// PEM certificate (chain) for HTTPS. Unset, the server serves HTTPS all the same, with a
+    /// certificate from a CA of its own that it makes at first start (see `tlsSANs`).
     #[serde(default)]
     pub tls_cert_file: String,
     /// PEM private key for HTTPS; set together with `tlsCertFile`.
     #[serde(default)]
     pub tls_key_file: String,
+    /// More names and addresses for the certificate the server makes when no `tlsCertFile` is
+    /// set, besides the bind address, the host name, `localhost`, `127.0.0.1` and `::1`: what
+    /// clients dial (a DNS name, `*.example.com`, an IP address).
+    #[serde(default, rename = "tlsSANs", alias = "tlsSans", skip_serializing_if = "Vec::is_empty")]
+    pub tls_sans: Vec<String>,
+    /// Serve plain http instead of HTTPS: for the Go project's CLI, which speaks plain http, or
+    /// behind a proxy that terminates TLS. kubectl sends no token over plain http.
+    #[serde(default, rename = "plainHTTP", alias = "plainHttp")]
+    pub plain_http: bool,
     /// Let joined clusters (uploaded kubeconfigs) have a link-local API server address
     /// (169.254.0.0/16, fe80::/10), named or resolved. Off by default: cloud metadata services
     /// answer there, and a join must not make mc-server their client.
@@ -382,6 +392,8 @@ impl Default for ServerSection {
             metrics_auth: false,
             tls_cert_file: String::new(),
             tls_key_file: String::new(),
+            tls_sans: Vec::new(),
+            plain_http: false,
             allow_link_local_joins: false,
         }
     }
@@ -401,7 +413,7 @@ impl ServerSection {
         out
     }
 
-    /// Certificate and key files when HTTPS is configured.
+    /// Certificate and key files when a certificate is configured.
     pub fn tls(&self) -> Option<(&Path, &Path)> {
         if self.tls_cert_file.is_empty() || self.tls_key_file.is_empty() {
             None
@@ -409,6 +421,32 @@ impl ServerSection {
             Some((Path::new(&self.tls_cert_file), Path::new(&self.tls_key_file)))
         }
     }
+}
+
+/// Why an entry of `tlsSANs` cannot name a server, `None` when it is fine: an IP address, or a
+/// DNS name (letters, digits and `-` in labels of at most 63, a first label `*` allowed).
+pub fn san_problem(san: &str) -> Option<&'static str> {
+    if san.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    if san.is_empty() {
+        return Some("is empty");
+    }
+    if san.len() > 253 {
+        return Some("is longer than 253 characters");
+    }
+    let name = san.strip_prefix("*.").unwrap_or(san);
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if !name.trim_end_matches('.').split('.').all(label_ok) {
+        return Some("is neither an IP address nor a DNS name");
+    }
+    None
 }
 
 /// Why a token is unusable, `None` when it is fine: long enough, printable ASCII without spaces
@@ -585,6 +623,16 @@ impl ServerConfig {
         if s.tls_cert_file.is_empty() != s.tls_key_file.is_empty() {
             return Err(invalid("server.tlsCertFile and server.tlsKeyFile must be set together".into()));
         }
+        if s.plain_http && !s.tls_cert_file.is_empty() {
+            return Err(invalid(
+                "server.plainHTTP and server.tlsCertFile exclude each other: remove one".into(),
+            ));
+        }
+        for (i, san) in s.tls_sans.iter().enumerate() {
+            if let Some(problem) = san_problem(san) {
+                return Err(invalid(format!("server.tlsSANs[{i}] {san:?} {problem}")));
+            }
+        }
         if let Some(problem) = s.token().and_then(token_problem) {
             return Err(invalid(format!("server.token {problem}")));
         }
@@ -685,8 +733,8 @@ pub struct CliConfig {
     /// Bearer token for mc-server (new, optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    /// PEM CA bundle that signs mc-server's HTTPS certificate (new, optional); a relative path is
-    /// relative to this file's directory.
+    /// PEM CA bundle that signs mc-server's HTTPS certificate (new, optional; mc-server writes
+    /// the path of the CA it made); a relative path is relative to this file's directory.
     #[serde(rename = "certificateAuthority", default, skip_serializing_if = "Option::is_none")]
     pub certificate_authority: Option<String>,
     /// Do not verify mc-server's HTTPS certificate (new, optional; for throwaway tests only).
@@ -855,6 +903,8 @@ mod tests {
         assert_eq!(config.server.bind, "0.0.0.0");
         assert_eq!(config.server.token(), None);
         assert_eq!(config.server.tls(), None);
+        assert!(config.server.tls_sans.is_empty());
+        assert!(!config.server.plain_http, "HTTPS unless plain http is asked for");
         assert!(!config.server.allow_link_local_joins);
         assert!(config.sync.redact_secrets);
     }
@@ -874,7 +924,7 @@ clusters:
         - rType: v1/pods
       labels:
         env: prod
-server: { port: 8080, bind: 127.0.0.1, token: s3cret-s3cret-s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key, allowLinkLocalJoins: true }
+server: { port: 8080, bind: 127.0.0.1, token: s3cret-s3cret-s3cret, tlsCertFile: /tls/crt, tlsKeyFile: /tls/key, tlsSANs: [mc.example.com, 10.0.0.7], allowLinkLocalJoins: true }
 storage: { url: "postgres://mc@db/mc" }
 sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets: false }
 "#;
@@ -889,6 +939,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(config.server.bind, "127.0.0.1");
         assert_eq!(config.server.token(), Some("s3cret-s3cret-s3cret"));
         assert_eq!(config.server.tls(), Some((Path::new("/tls/crt"), Path::new("/tls/key"))));
+        assert_eq!(config.server.tls_sans, ["mc.example.com", "10.0.0.7"]);
         assert!(config.server.allow_link_local_joins);
         assert_eq!(config.storage.url.as_deref(), Some("postgres://mc@db/mc"));
         assert_eq!(config.sync.exclude_groups, ["example.com"]);
@@ -1026,6 +1077,32 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
     fn half_a_tls_pair_is_rejected() {
         let text = "clusters: [{metadata: {clusterName: a}}]\nserver: {tlsCertFile: /c}\n";
         assert!(error_line(text).contains("tlsCertFile and server.tlsKeyFile must be set together"));
+    }
+
+    #[test]
+    fn plain_http_is_read_and_excludes_a_certificate() {
+        let plain =
+            load_str("clusters: [{metadata: {clusterName: a}}]\nserver: {plainHTTP: true}\n").unwrap();
+        assert!(plain.server.plain_http);
+        let both = "clusters: [{metadata: {clusterName: a}}]\nserver: {plainHTTP: true, tlsCertFile: /c, tlsKeyFile: /k}\n";
+        assert!(error_line(both).contains("server.plainHTTP and server.tlsCertFile exclude each other"));
+    }
+
+    #[test]
+    fn tls_sans_must_be_addresses_or_dns_names() {
+        for ok in ["mc.example.com", "*.mc.example.com", "mc", "10.0.0.7", "fd00::7", "mc.example.com."] {
+            assert_eq!(san_problem(ok), None, "{ok}");
+        }
+        for bad in ["", "mc example", "-mc.example.com", "mc..example.com", "a.*.example.com", "https://mc"] {
+            assert!(san_problem(bad).is_some(), "{bad:?}");
+        }
+        let message = error_line(
+            "clusters: [{metadata: {clusterName: a}}]\nserver: {tlsSANs: [ok.example.com, \"a b\"]}\n",
+        );
+        assert!(
+            message.contains("server.tlsSANs[1] \"a b\" is neither an IP address nor a DNS name"),
+            "{message}"
+        );
     }
 
     #[test]
