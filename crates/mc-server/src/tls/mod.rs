@@ -1,5 +1,9 @@
 //! The HTTPS certificate: read from PEM files at start, and read again when the files change (a
 //! renewed certificate is served without a restart; a broken renewal keeps the previous one).
+//! Without configured files the server makes its own CA and certificate ([`authority`]) and
+//! renews the certificate while it runs ([`renew_while_running`]).
+
+pub mod authority;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -12,6 +16,9 @@ use tracing::{info, warn};
 
 /// How often the files are checked for changes.
 const RELOAD_CHECK: Duration = Duration::from_secs(5);
+/// How often a running server checks whether its own certificate is due for renewal; far
+/// shorter than [`authority::RENEW_BEFORE`], so a server that runs for a year renews in time.
+const RENEW_CHECK: Duration = Duration::from_secs(3_600);
 
 /// Why the certificate or key could not be used (not retryable until the files are fixed).
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +73,14 @@ impl Certificates {
         self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Reads the files again now and serves them from the next handshake on; on an error the
+    /// previous configuration stays.
+    pub fn reload(&self) -> Result<()> {
+        let config = server_config(&self.cert, &self.key)?;
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = config;
+        Ok(())
+    }
+
     /// Watches both files for the life of the server and swaps in a new configuration when they
     /// change and load cleanly.
     pub async fn reload_on_change(self: Arc<Self>) {
@@ -77,15 +92,30 @@ impl Certificates {
                 continue;
             }
             seen = now;
-            match server_config(&self.cert, &self.key) {
-                Ok(config) => {
-                    *self.current.write().unwrap_or_else(|e| e.into_inner()) = config;
-                    info!(cert = %self.cert.display(), "TLS certificate reloaded");
-                }
+            match self.reload() {
+                Ok(()) => info!(cert = %self.cert.display(), "TLS certificate reloaded"),
                 Err(e) => {
                     warn!(error = %e, "TLS certificate changed but cannot be used; serving the previous one")
                 }
             }
+        }
+    }
+}
+
+/// Issues the server's own certificate again when it is due (see [`authority::Authority::ensure`])
+/// for the life of the server, and serves the new one at once.
+pub async fn renew_while_running(authority: authority::Authority, certs: Arc<Certificates>) {
+    loop {
+        tokio::time::sleep(RENEW_CHECK).await;
+        match authority.ensure(SystemTime::now()) {
+            Ok(authority::Outcome { issued: Some(reason), .. }) => match certs.reload() {
+                Ok(()) => info!(cert = %authority.cert_file().display(), %reason, "TLS certificate renewed"),
+                Err(e) => {
+                    warn!(error = %e, "TLS certificate renewed but cannot be used; serving the previous one")
+                }
+            },
+            Ok(_) => {}
+            Err(e) => warn!(error = %e, "renewing the TLS certificate failed; retrying later"),
         }
     }
 }
