@@ -59,6 +59,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A CA handed over to be adopted (from the in-cluster Secret) cannot be used; the server's
+    /// own stays. Not retryable until the Secret is fixed or deleted.
+    #[error("{0}")]
+    Adopted(String),
     /// Making a key or signing a certificate failed (the system's random source, most likely).
     #[error("making a certificate: {0}")]
     Generate(#[from] rcgen::Error),
@@ -274,15 +278,7 @@ impl Authority {
             (Some(_), None) => return Err(ca_error(format!("{CA_CERT} is there but {CA_KEY} is not"))),
             (None, Some(_)) => return Err(ca_error(format!("{CA_KEY} is there but {CA_CERT} is not"))),
         };
-        let der = pem_der(&pem).map_err(|why| ca_error(format!("{CA_CERT}: {why}")))?;
-        let (_, cert) = X509Certificate::from_der(&der).map_err(|e| ca_error(format!("{CA_CERT}: {e}")))?;
-        let key = KeyPair::from_pem(&key).map_err(|e| ca_error(format!("{CA_KEY}: {e}")))?;
-        if key.public_key_raw() != cert.public_key().subject_public_key.data.as_ref() {
-            return Err(ca_error(format!("{CA_KEY} is not the key of {CA_CERT}")));
-        }
-        if !cert.is_ca() {
-            return Err(ca_error(format!("{CA_CERT} is not a CA certificate")));
-        }
+        let key = parse_ca(&pem, &key).map_err(ca_error)?;
         Ok(Some((pem, key)))
     }
 
@@ -346,6 +342,11 @@ impl Authority {
     /// its own: files that differ are replaced. [`Authority::ensure`] then issues a serving
     /// certificate again if the one taken does not fit this server.
     pub fn adopt(&self, secret: &BTreeMap<String, Vec<u8>>) -> Result<()> {
+        let text = |key: &str| {
+            let bytes = secret.get(key).ok_or_else(|| Error::Adopted(format!("no {key}")))?;
+            std::str::from_utf8(bytes).map_err(|_| Error::Adopted(format!("{key} is not PEM")))
+        };
+        parse_ca(text(CA_CERT)?, text(CA_KEY)?).map_err(Error::Adopted)?;
         private_dir(&self.dir)?;
         let pairs = [(CA_KEY, CA_KEY, 0o600), (CA_CERT, CA_CERT, 0o644)];
         let serving = [("tls.key", SERVER_KEY, 0o600), ("tls.crt", SERVER_CERT, 0o644)];
@@ -359,6 +360,20 @@ impl Authority {
         }
         Ok(())
     }
+}
+
+/// The CA's key, when the certificate and key are a CA and its key; else what is wrong.
+fn parse_ca(pem: &str, key: &str) -> std::result::Result<KeyPair, String> {
+    let der = pem_der(pem).map_err(|why| format!("{CA_CERT}: {why}"))?;
+    let (_, cert) = X509Certificate::from_der(&der).map_err(|e| format!("{CA_CERT}: {e}"))?;
+    let key = KeyPair::from_pem(key).map_err(|e| format!("{CA_KEY}: {e}"))?;
+    if key.public_key_raw() != cert.public_key().subject_public_key.data.as_ref() {
+        return Err(format!("{CA_KEY} is not the key of {CA_CERT}"));
+    }
+    if !cert.is_ca() {
+        return Err(format!("{CA_CERT} is not a CA certificate"));
+    }
+    Ok(key)
 }
 
 /// The names a certificate's subjectAltName extension holds.
@@ -701,6 +716,13 @@ mod tests {
         assert!(!outcome.new_ca);
         verify(&authority, "second-pod", now).unwrap();
         assert_eq!(read(authority.ca_file()), secret["ca.crt"], "one CA for every replica");
+        // A Secret without a usable CA is refused and changes nothing.
+        let mut broken = secret.clone();
+        broken.insert(CA_KEY.into(), b"garbage".to_vec());
+        assert!(authority.adopt(&broken).unwrap_err().to_string().contains("ca.key"));
+        broken.remove(CA_CERT);
+        assert_eq!(authority.adopt(&broken).unwrap_err().to_string(), "no ca.crt");
+        assert_eq!(read(authority.ca_file()), secret["ca.crt"]);
     }
 
     #[test]

@@ -107,16 +107,21 @@ impl Certificates {
 pub async fn renew_while_running(authority: authority::Authority, certs: Arc<Certificates>) {
     loop {
         tokio::time::sleep(RENEW_CHECK).await;
-        match authority.ensure(SystemTime::now()) {
-            Ok(authority::Outcome { issued: Some(reason), .. }) => match certs.reload() {
-                Ok(()) => info!(cert = %authority.cert_file().display(), %reason, "TLS certificate renewed"),
-                Err(e) => {
-                    warn!(error = %e, "TLS certificate renewed but cannot be used; serving the previous one")
-                }
-            },
-            Ok(_) => {}
-            Err(e) => warn!(error = %e, "renewing the TLS certificate failed; retrying later"),
-        }
+        renew_once(&authority, &certs, SystemTime::now());
+    }
+}
+
+/// One check of [`renew_while_running`], as of `now`.
+fn renew_once(authority: &authority::Authority, certs: &Certificates, now: SystemTime) {
+    match authority.ensure(now) {
+        Ok(authority::Outcome { issued: Some(reason), .. }) => match certs.reload() {
+            Ok(()) => info!(cert = %authority.cert_file().display(), %reason, "TLS certificate renewed"),
+            Err(e) => {
+                warn!(error = %e, "TLS certificate renewed but cannot be used; serving the previous one")
+            }
+        },
+        Ok(_) => {}
+        Err(e) => warn!(error = %e, "renewing the TLS certificate failed; retrying later"),
     }
 }
 
@@ -166,6 +171,29 @@ mod tests {
         std::fs::write(&cert, "not pem\n").unwrap();
         let empty = Certificates::load(&cert, &key).err().unwrap().to_string();
         assert!(empty.contains("no PEM certificate"), "{empty}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_running_server_renews_its_own_certificate_in_time_and_serves_the_new_one() {
+        const DAY: Duration = Duration::from_secs(86_400);
+        assert!(RENEW_CHECK * 24 < authority::RENEW_BEFORE, "many checks inside the window");
+        let dir = std::env::temp_dir().join(format!("mc-tls-renew-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let names = vec![authority::Name::parse("localhost").unwrap()];
+        let own = authority::Authority::new(dir.join("tls"), names);
+        let now = SystemTime::now();
+        own.ensure(now).unwrap();
+        let certs = Certificates::load(&own.cert_file(), &own.key_file()).unwrap();
+        let (first, before) = (certs.current(), std::fs::read(own.cert_file()).unwrap());
+        renew_once(&own, &certs, now + 300 * DAY);
+        assert!(Arc::ptr_eq(&first, &certs.current()), "65 days left: kept");
+        // 25 days left: inside the renewal window.
+        renew_once(&own, &certs, now + 340 * DAY);
+        assert!(!Arc::ptr_eq(&first, &certs.current()), "the renewed certificate is served");
+        assert_ne!(std::fs::read(own.cert_file()).unwrap(), before);
+        let ca = std::fs::read_to_string(own.ca_file()).unwrap();
+        assert_eq!(own.check(&ca, now + 340 * DAY), None, "a full year again");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
