@@ -507,14 +507,14 @@ impl Client {
         {
             format!(
                 "TLS verification of the server failed ({text}); pass --certificate-authority FILE or set \
-                 certificateAuthority in the config file"
+                 certificateAuthority in the config file (a server's own CA is its <data-dir>/tls/ca.crt)"
             )
         } else if !https
             && (lower.contains("connection closed")
                 || lower.contains("reset")
                 || lower.contains("incomplete message"))
         {
-            format!("{text}; if the server speaks HTTPS only, use an https:// URL")
+            format!("{text}; mc-server speaks HTTPS unless server.plainHTTP is set: use an https:// URL")
         } else {
             text
         }

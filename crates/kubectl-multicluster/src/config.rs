@@ -180,12 +180,14 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
         let insecure = self.overrides.insecure_skip_tls_verify
             || (self.env)(INSECURE_ENV).is_some_and(|v| v == "true" || v == "1");
         if let Some((url, origin)) = flag_or_env(&self.overrides.server, "--server", SERVER_ENV) {
-            // The file may still hold the token and CA; a broken or missing file does not matter.
+            // The file may still hold the token, the CA or insecureSkipTlsVerify; a broken or
+            // missing file does not matter.
             let file = self.config().ok();
             let token = token.or_else(|| file.as_ref().and_then(|(_, c)| c.token.clone()));
+            let file_insecure = file.as_ref().is_some_and(|(_, c)| c.insecure_skip_tls_verify == Some(true));
             let tls = TlsSettings {
                 certificate_authority: ca.or_else(|| file.as_ref().and_then(|(p, c)| file_ca(p, c))),
-                insecure_skip_verify: insecure,
+                insecure_skip_verify: insecure || file_insecure,
             };
             return Ok(ServerTarget { url: normalize_url(&url, &origin)?, origin, token, tls });
         }
@@ -315,6 +317,11 @@ mod tests {
         let insecure =
             Fixture::new("tls-insecure", Some("serverIP: https://mc.local\ninsecureSkipTlsVerify: true\n"));
         assert!(insecure.settings(Overrides::default(), &[]).server().unwrap().tls.insecure_skip_verify);
+        let with_server = Overrides { server: Some("https://127.0.0.1:31888".into()), ..Default::default() };
+        assert!(
+            insecure.settings(with_server, &[]).server().unwrap().tls.insecure_skip_verify,
+            "the file's insecureSkipTlsVerify holds with --server too, as its token and CA do"
+        );
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
     };
     if target.url.starts_with("http://") {
         eprintln!(
-            "Warning: {} is plain http and kubectl sends no token over http; run mc-server with TLS and use an https:// server URL",
+            "Warning: {} is plain http and kubectl sends no token over http; use the server's https:// URL and its CA (mc-server serves HTTPS unless server.plainHTTP is set)",
             target.url
         );
     }

@@ -76,7 +76,7 @@ users:
     assert_eq!(
         stderr(&out),
         format!(
-            "Warning: {url} is plain http and kubectl sends no token over http; run mc-server with TLS and use an https:// server URL\n"
+            "Warning: {url} is plain http and kubectl sends no token over http; use the server's https:// URL and its CA (mc-server serves HTTPS unless server.plainHTTP is set)\n"
         )
     );
 }
