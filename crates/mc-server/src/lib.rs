@@ -2,6 +2,7 @@
 //! dispatches `MultiClusterResource`s to member clusters.
 
 pub mod auth;
+pub mod authz;
 pub mod clusters;
 pub mod config;
 pub mod dispatch;
