@@ -15,6 +15,7 @@ mod join;
 mod kube_api;
 mod parity;
 mod ports;
+mod rbac_parity;
 mod server;
 mod shard;
 mod sync;
