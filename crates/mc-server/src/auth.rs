@@ -118,6 +118,21 @@ impl Auth {
     }
 }
 
+/// Longest bearer token sent for review: ServiceAccount and OIDC tokens are a few KiB.
+pub const MAX_REVIEWED_TOKEN: usize = 16 * 1024;
+
+/// The bearer token of an `Authorization` header that is none of the static tokens, with its
+/// SHA-256, to be reviewed: `None` when the header is malformed, or the token too long or not
+/// printable ASCII (a JWT is), which is refused without asking anyone.
+pub fn reviewable(authorization: &[u8]) -> Option<(&str, [u8; 32])> {
+    let token = bearer(authorization)?;
+    if token.len() > MAX_REVIEWED_TOKEN || !token.iter().all(|b| b.is_ascii_graphic()) {
+        return None;
+    }
+    let text = std::str::from_utf8(token).ok()?;
+    Some((text, sha256(token)))
+}
+
 /// The token of `Bearer <token>` (scheme case-insensitive, as RFC 7235 says).
 fn bearer(header: &[u8]) -> Option<&[u8]> {
     let (scheme, rest) = header.split_at_checked(7)?;

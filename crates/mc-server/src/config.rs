@@ -83,6 +83,8 @@ pub struct Settings {
     pub token_origin: TokenOrigin,
     /// GETs without a token are served as `read`.
     pub anonymous_read: bool,
+    /// How callers that are Kubernetes identities are authorized.
+    pub authorization: crate::access::Mode,
     /// `/metrics` needs a token.
     pub metrics_auth: bool,
     /// Which addresses a joined cluster's API server may have (`server.allowLinkLocalJoins`).
@@ -197,6 +199,10 @@ impl Settings {
             tokens,
             token_origin,
             anonymous_read: file.server.anonymous_read,
+            authorization: match file.authorization.mode {
+                mc_types::config::AuthorizationMode::Member => crate::access::Mode::Member,
+                mc_types::config::AuthorizationMode::Roles => crate::access::Mode::Roles,
+            },
             metrics_auth: file.server.metrics_auth,
             join_addresses: if file.server.allow_link_local_joins {
                 crate::clusters::transport::Addresses::Any

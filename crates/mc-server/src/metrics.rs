@@ -11,13 +11,26 @@ use crate::clusters::{Cluster, Registry};
 #[derive(Debug, Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, u16), u64>>,
+    /// Requests by caller (user name), at most [`MAX_IDENTITIES`] of them; the rest as `other`.
+    identities: Mutex<BTreeMap<String, u64>>,
 }
+
+/// Callers counted by name in `mc_http_requests_by_identity_total`; more count as `other`, so
+/// a flood of identities cannot grow the metrics without bound.
+pub const MAX_IDENTITIES: usize = 100;
 
 impl Metrics {
     /// Counts one HTTP response.
     pub fn request(&self, route: &str, status: u16) {
         let mut m = self.requests.lock().unwrap_or_else(|e| e.into_inner());
         *m.entry((route.to_string(), status)).or_default() += 1;
+    }
+
+    /// Counts one request of the caller `user`.
+    pub fn identity_request(&self, user: &str) {
+        let mut m = self.identities.lock().unwrap_or_else(|e| e.into_inner());
+        let key = if m.contains_key(user) || m.len() < MAX_IDENTITIES { user } else { "other" };
+        *m.entry(key.to_string()).or_default() += 1;
     }
 
     /// The exposition text.
@@ -72,6 +85,15 @@ impl Metrics {
         for ((route, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
             let _ = writeln!(out, "mc_http_requests_total{{route=\"{route}\",code=\"{status}\"}} {n}");
         }
+        let _ = writeln!(
+            out,
+            "# HELP mc_http_requests_by_identity_total Requests by caller (the first {MAX_IDENTITIES} user names; the rest as other)."
+        );
+        let _ = writeln!(out, "# TYPE mc_http_requests_by_identity_total counter");
+        for (user, n) in self.identities.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            let user = user.replace(['"', '\\', '\n'], "_");
+            let _ = writeln!(out, "mc_http_requests_by_identity_total{{identity=\"{user}\"}} {n}");
+        }
         out
     }
 }
@@ -79,6 +101,21 @@ impl Metrics {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+
+    #[test]
+    fn identities_are_bounded() {
+        let m = super::Metrics::default();
+        for i in 0..(super::MAX_IDENTITIES + 50) {
+            m.identity_request(&format!("user-{i}"));
+        }
+        m.identity_request("user-0");
+        let text = m.render(&crate::clusters::Registry::new());
+        let lines = text.lines().filter(|l| l.starts_with("mc_http_requests_by_identity_total{")).count();
+        assert_eq!(lines, super::MAX_IDENTITIES + 1);
+        assert!(text.contains("mc_http_requests_by_identity_total{identity=\"other\"} 50"), "{text}");
+        assert!(text.contains("mc_http_requests_by_identity_total{identity=\"user-0\"} 2"), "{text}");
+    }
+
     use std::sync::Arc;
 
     use mc_types::Gvr;

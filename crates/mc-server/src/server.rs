@@ -139,6 +139,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let tokens = shared_token(&settings).await;
     let auth = crate::auth::Auth::new(&tokens, settings.anonymous_read, settings.metrics_auth);
+    let access = Arc::new(crate::access::AccessControl::new(store.clone(), settings.authorization));
+    tokio::spawn(Arc::clone(&access).follow(sync.notices.clone()));
     let state = AppState {
         registry: registry.clone(),
         store,
@@ -148,6 +150,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         membership,
         queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),
         rows: Arc::default(),
+        reviewer: Arc::default(),
+        access,
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
     info!(addr = %settings.listen, scheme, clusters = settings.clusters.len(), tokens = settings.tokens.len(),

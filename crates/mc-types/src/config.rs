@@ -214,6 +214,30 @@ pub struct ServerConfig {
     /// What MultiClusterResources may write.
     #[serde(default)]
     pub dispatch: DispatchSection,
+    /// What callers that are Kubernetes identities may read.
+    #[serde(default)]
+    pub authorization: AuthorizationSection,
+}
+
+/// Authorization settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorizationSection {
+    /// How callers are authorized.
+    #[serde(default)]
+    pub mode: AuthorizationMode,
+}
+
+/// How callers are authorized.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthorizationMode {
+    /// Static tokens keep their roles; any other bearer token is reviewed by the master cluster
+    /// (`TokenReview`), and that user reads what each member cluster's own RBAC allows it.
+    #[default]
+    Member,
+    /// Static tokens and their roles only; other tokens are refused.
+    Roles,
 }
 
 /// Dispatch settings.

@@ -6,18 +6,21 @@
 //! `cluster`, the `labels[key]=value` equality filter, the default page of
 //! [`DEFAULT_LIST_LIMIT`] objects, and `order=newest`, its newest-first answer.
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::{Query, State};
 use axum::http::HeaderValue;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use mc_types::ResourceInfo;
 use mc_types::api::{CONTINUE_HEADER, DEFAULT_LIST_LIMIT};
 use mc_types::gvr::{GvrSpec, ResourceCatalog};
 use mc_types::selector::{FieldSelector, LabelSelector};
 
 use super::warnings::{add_warnings, answer_warnings};
 use super::{ApiError, ApiResult, AppState, params, streamed};
+use crate::identity::Caller;
 use crate::store::{Order, Query as StoreQuery, RawObject};
 
 /// The Go project's default page size, as the wire contract states it.
@@ -102,8 +105,9 @@ impl ListRequest {
         Ok(r)
     }
 
-    /// Resolves names and selectors against the registry's discovery data.
-    pub fn to_query(&self, state: &AppState) -> ApiResult<StoreQuery> {
+    /// Resolves names and selectors against the registry's discovery data: the query, and the
+    /// type it reads.
+    pub fn to_query(&self, state: &AppState) -> ApiResult<(StoreQuery, ResourceInfo)> {
         let gvr_text = self.gvr.as_deref().ok_or_else(|| {
             ApiError::bad_request(
                 "missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)",
@@ -192,7 +196,7 @@ impl ListRequest {
         if let Some(token) = &self.continue_token {
             query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
         }
-        Ok(query)
+        Ok((query, info.clone()))
     }
 }
 
@@ -200,13 +204,31 @@ impl ListRequest {
 /// a limit — every row, streamed when there is more than one page of them ([`streamed`]).
 async fn run(
     state: &AppState,
+    caller: &Caller,
     pairs: Vec<(String, String)>,
     write: streamed::WriteItem,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
-    let query = request.to_query(state)?;
-    if request.watch {
-        return super::watch::stream(state, query).await;
+    let (mut query, info) = request.to_query(state)?;
+    let verb = if request.watch { "watch" } else { "list" };
+    let denied = super::rights::restrict(state, caller, verb, &info, &mut query).await?;
+    let mut resp = answer(state, caller, request.watch, query, info, write).await?;
+    add_warnings(&mut resp, denied.into_iter().collect());
+    Ok(resp)
+}
+
+/// The answer of a list request whose query is restricted to where its caller may read.
+async fn answer(
+    state: &AppState,
+    caller: &Caller,
+    watch: bool,
+    query: StoreQuery,
+    info: ResourceInfo,
+    write: streamed::WriteItem,
+) -> ApiResult<Response> {
+    if watch {
+        let rights = super::rights::Rights { caller: caller.clone(), verb: "watch", info };
+        return super::watch::stream(state, query, Some(rights)).await;
     }
     let unlimited = query.limit.is_none_or(|l| l == 0);
     // Newest first has no cursor to page on: it is read whole.
@@ -246,17 +268,19 @@ fn page_response(
 /// `GET /v1/list`: a JSON array of objects.
 async fn list(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    run(&state, pairs, |out, _, object| out.extend_from_slice(object.text().as_bytes())).await
+    run(&state, &caller, pairs, |out, _, object| out.extend_from_slice(object.text().as_bytes())).await
 }
 
 /// `GET /v1/list_with_cluster`: `[{"clusterName": ..., "Object": {...}}]`.
 async fn list_with_cluster(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
-    run(&state, pairs, |out, cluster_name, object| {
+    run(&state, &caller, pairs, |out, cluster_name, object| {
         // Serializing a &str and a raw value into a Vec cannot fail.
         let _ = serde_json::to_writer(out, &Item { cluster_name, object });
     })

@@ -14,6 +14,7 @@ pub mod kube;
 pub mod list;
 pub mod openapi;
 pub mod params;
+pub mod rights;
 pub mod status;
 pub mod streamed;
 #[cfg(test)]
@@ -31,8 +32,10 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use mc_types::config::Role;
 
+use crate::access::{AccessControl, Mode};
 use crate::auth::{Access, Auth, Denied};
 use crate::clusters::Registry;
+use crate::identity::{Caller, Reviewed, TokenReviewer};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::SyncContext;
@@ -62,6 +65,10 @@ pub struct AppState {
     pub queries: Arc<tokio::sync::Semaphore>,
     /// Table rows kept between requests.
     pub rows: Arc<kube::rows::RowCache>,
+    /// Bearer tokens reviewed by the master cluster.
+    pub reviewer: Arc<TokenReviewer>,
+    /// What each caller may read in each cluster.
+    pub access: Arc<AccessControl>,
 }
 
 /// The whole API. Every path needs a token except `/healthz`, `/readyz`, `/openapi.json` and
@@ -138,9 +145,12 @@ fn is_open(path: &str, auth: &Auth) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
 }
 
-/// Bearer-token check: the caller's [`Role`] goes into the request's extensions. A closed
+/// Who is calling: a static token's role, or a Kubernetes identity that the master cluster
+/// vouched for (any other bearer token, reviewed unless `authorization.mode` is `roles`). The
+/// [`Caller`] (and a static token's [`Role`]) go into the request's extensions. A closed
 /// `/metrics` needs a token even when other reads go without one (`server.anonymousRead`):
-/// closing it is what `server.metricsAuth` asks for.
+/// closing it is what `server.metricsAuth` asks for. A review that cannot be made answers 503:
+/// never an open door.
 async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path();
     if is_open(path, &state.auth) {
@@ -153,33 +163,68 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     } else {
         Access::Write
     };
+    // Acting as another user is not offered: refused rather than ignored, so nobody reads as
+    // themselves what they asked to read as someone else.
+    if req.headers().keys().any(|k| k.as_str().starts_with("impersonate-")) {
+        return params::answer(
+            req.uri().path(),
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "impersonation (Impersonate-* headers) is not supported here",
+            ),
+        );
+    }
     let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
-    match state.auth.check(header, access) {
+    let denied = match state.auth.check(header, access) {
         Ok(role) => {
             req.extensions_mut().insert(role);
-            next.run(req).await
+            return run_as(Caller::with_role(role), req, next).await;
         }
-        Err(denied) => {
-            let message = match denied {
-                Denied::Missing => "missing bearer token (Authorization: Bearer <token>)",
-                Denied::Invalid => "invalid bearer token",
-            };
-            let mut resp = params::answer(req.uri().path(), ApiError::unauthorized(message));
-            resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            resp
+        Err(denied) => denied,
+    };
+    let reviewable = header.and_then(crate::auth::reviewable).filter(|_| state.access.mode() == Mode::Member);
+    if let (Denied::Invalid, Some((token, digest))) = (denied, reviewable) {
+        let master = state.registry.all().into_iter().find(|c| c.spec.is_master).and_then(|c| c.client());
+        match state.reviewer.review(master, token, digest).await {
+            Ok(Reviewed::User(user)) => return run_as(Caller::member(user), req, next).await,
+            Ok(Reviewed::Rejected) | Err(crate::identity::ReviewError::NoMaster) => {}
+            Err(e) => {
+                return params::answer(
+                    req.uri().path(),
+                    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("{e}; try again")),
+                );
+            }
         }
     }
+    let message = match denied {
+        Denied::Missing => "missing bearer token (Authorization: Bearer <token>)",
+        Denied::Invalid => "invalid bearer token",
+    };
+    let mut resp = params::answer(req.uri().path(), ApiError::unauthorized(message));
+    resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp
+}
+
+/// Runs the request as `caller`, which its answer carries too (for the audit line).
+async fn run_as(caller: Caller, mut req: Request, next: Next) -> Response {
+    req.extensions_mut().insert(caller.clone());
+    let mut resp = next.run(req).await;
+    resp.extensions_mut().insert(caller);
+    resp
 }
 
 /// Join and unjoin change what the server trusts: `admin` only.
 async fn require_admin(req: Request, next: Next) -> Response {
-    match req.extensions().get::<Role>() {
-        Some(Role::Admin) => next.run(req).await,
-        Some(Role::Read) => ApiError::new(
-            StatusCode::FORBIDDEN,
-            "this token has the read role; joining and unjoining need an admin token",
-        )
-        .into_response(),
+    match req.extensions().get::<Caller>() {
+        Some(caller) if caller.is_admin() => next.run(req).await,
+        Some(caller) => {
+            let who = match caller.grant {
+                crate::identity::Grant::Role(Role::Read) => "this token has the read role".to_string(),
+                _ => format!("{} is not an mc-server admin", caller.user.name),
+            };
+            ApiError::new(StatusCode::FORBIDDEN, format!("{who}; joining and unjoining need an admin token"))
+                .into_response()
+        }
         None => ApiError::unauthorized("joining and unjoining need an admin token").into_response(),
     }
 }
@@ -226,8 +271,27 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
         .get::<axum::extract::MatchedPath>()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let started = std::time::Instant::now();
     let resp = next.run(req).await;
-    state.metrics.request(&route, resp.status().as_u16());
+    let status = resp.status().as_u16();
+    state.metrics.request(&route, status);
+    // The audit line: who asked what, and the answer (a streamed answer's status; its rows go on).
+    let caller = resp.extensions().get::<Caller>();
+    if let Some(caller) = caller {
+        state.metrics.identity_request(&caller.user.name);
+    }
+    tracing::info!(
+        target: "audit",
+        user = caller.map_or("-", |c| c.user.name.as_str()),
+        groups = ?caller.map(|c| &c.user.groups),
+        %method,
+        path = %params::shown(&path),
+        route,
+        status,
+        ms = started.elapsed().as_millis() as u64,
+        "request"
+    );
     resp
 }
 

@@ -11,6 +11,7 @@
 
 // The contract of each part of the API, through the whole router, a file each (the Kubernetes
 // API's is in `kube/tests`).
+mod access;
 mod auth;
 mod join;
 mod list;
@@ -346,6 +347,8 @@ impl TestApi {
         membership.mark_restore_tried();
         let tokens = [(TOKEN.into(), Role::Admin), (READ_TOKEN.into(), Role::Read)];
         let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth);
+        let access = Arc::new(crate::access::AccessControl::new(store.clone(), crate::access::Mode::Member));
+        tokio::spawn(Arc::clone(&access).follow(sync.notices.clone()));
         let state = AppState {
             registry,
             store,
@@ -355,6 +358,8 @@ impl TestApi {
             membership,
             queries: Arc::new(tokio::sync::Semaphore::new(super::MAX_CONCURRENT_QUERIES)),
             rows: Arc::default(),
+            reviewer: Arc::default(),
+            access,
         };
         TestApi { state, _writer: task }
     }
@@ -398,7 +403,12 @@ impl TestApi {
 
     /// `GET uri` with the admin token, its answer read as it streams.
     pub async fn stream(&self, uri: &str) -> Streamed {
-        let request = Self::request(Method::GET, uri).body(Body::empty()).unwrap();
+        self.stream_as(uri, TOKEN).await
+    }
+
+    /// `GET uri` with this bearer token, its answer read as it streams.
+    pub async fn stream_as(&self, uri: &str, token: &str) -> Streamed {
+        let request = Self::request_as(Method::GET, uri, Some(token)).body(Body::empty()).unwrap();
         let resp = self.router().oneshot(request).await.expect("the router answers");
         let (parts, body) = resp.into_parts();
         Streamed {

@@ -11,13 +11,14 @@ use futures::{StreamExt, stream};
 use mc_types::api::{WatchEvent, WatchEventType};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::rights::Rights;
 use super::{ApiResult, AppState};
 use crate::store::Query;
 use crate::sync::notice::Notice;
 
 /// Starts a watch: subscribes first (so nothing between snapshot and stream is lost), then
 /// sends the snapshot, read a page at a time as it is sent, then the matching changes.
-pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
+pub async fn stream(state: &AppState, mut query: Query, rights: Option<Rights>) -> ApiResult<Response> {
     let rx = state.sync.notices.subscribe();
     query.limit = Some(super::streamed::PAGE);
     query.continue_after = None;
@@ -29,8 +30,12 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
     let phase = Phase::Snapshot(pages);
     // Keys the client knows, so a new object is ADDED and a known one MODIFIED.
     let known = Known::new();
-    let events =
-        stream::unfold((phase, Some(rx), query, known), |(phase, rx, query, mut known)| async move {
+    let state = state.clone();
+    let rights = Arc::new(rights);
+    let events = stream::unfold((phase, Some(rx), query, known), move |(phase, rx, mut query, mut known)| {
+        let state = state.clone();
+        let rights = Arc::clone(&rights);
+        async move {
             let mut rx = rx?;
             let mut phase = phase;
             loop {
@@ -65,6 +70,12 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
                 }
                 match rx.recv().await {
                     Ok(n) => {
+                        if let Some(rights) = rights.as_ref()
+                            && let Err(e) = rights.recheck(&state, &n, &mut query).await
+                        {
+                            let ev = error_event(&format!("{}; list and watch again", e.message));
+                            return Some((line(ev), (phase, None, query, known)));
+                        }
                         let Some(kind) = classify(&query, &n, &mut known) else { continue };
                         let ev =
                             WatchEvent { kind, cluster_name: n.cluster.clone(), object: n.object.value() };
@@ -80,7 +91,8 @@ pub async fn stream(state: &AppState, mut query: Query) -> ApiResult<Response> {
                     Err(RecvError::Closed) => return None,
                 }
             }
-        });
+        }
+    });
     let body = Body::from_stream(events.map(Ok::<_, std::convert::Infallible>));
     let mut resp = ([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response();
     super::warnings::add_warnings(&mut resp, warnings);
@@ -224,6 +236,7 @@ fn in_scope(q: &Query, n: &Notice) -> bool {
         && q.cluster.as_ref().is_none_or(|c| c == &n.cluster)
         && q.namespace.as_ref().is_none_or(|ns| ns == &n.namespace)
         && q.name.as_ref().is_none_or(|name| name == &n.name)
+        && q.allowed.as_ref().is_none_or(|a| a.admits(&n.cluster, &n.namespace))
 }
 
 /// Whether a change belongs to the watched query.

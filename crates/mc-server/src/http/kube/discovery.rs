@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use kube::core::Version;
 use mc_types::ResourceInfo;
 use serde_json::{Value, json};
@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::negotiate::{self, Representation, negotiate};
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::{AppState, params};
+use crate::identity::Caller;
 
 /// The verbs every served type has.
 const VERBS: [&str; 3] = ["get", "list", "watch"];
@@ -26,24 +27,39 @@ const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGrou
 
 /// The aggregated discovery of the core group (`core`) or of the named groups, when the client
 /// asks for it (kubectl does), once the path's cluster is known to exist.
-fn aggregated_if_asked(
+async fn aggregated_if_asked(
     state: &AppState,
+    caller: &Caller,
     path: Option<&Path<HashMap<String, String>>>,
     headers: &HeaderMap,
     core: bool,
 ) -> KubeResult<Option<Response>> {
     in_scope(state, path.map(|p| &p.0))?;
     let asked = negotiate(headers, negotiate::DISCOVERY_ROOT)? == Representation::Aggregated;
-    Ok(asked.then(|| aggregated(state, core)))
+    if !asked {
+        return Ok(None);
+    }
+    Ok(Some(aggregated(catalog(state, caller, path.map(|p| &p.0)).await?, core)))
+}
+
+/// The types the caller may list (in the cluster of a `/clusters/{cluster}/` path, if any).
+async fn catalog(
+    state: &AppState,
+    caller: &Caller,
+    path: Option<&HashMap<String, String>>,
+) -> KubeResult<Vec<ResourceInfo>> {
+    let cluster = path.and_then(|p| p.get("cluster")).map(String::as_str);
+    Ok(crate::http::rights::catalog(state, caller, cluster).await?)
 }
 
 /// `/api`: the core group's versions.
 pub async fn api_versions(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     path: Option<Path<HashMap<String, String>>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
-    if let Some(answer) = aggregated_if_asked(&state, path.as_ref(), &headers, true)? {
+    if let Some(answer) = aggregated_if_asked(&state, &caller, path.as_ref(), &headers, true).await? {
         return Ok(answer);
     }
     Ok(Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}))
@@ -53,13 +69,14 @@ pub async fn api_versions(
 /// `/apis`: every named group with the versions its types are synced in, preferred first.
 pub async fn api_groups(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     path: Option<Path<HashMap<String, String>>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
-    if let Some(answer) = aggregated_if_asked(&state, path.as_ref(), &headers, false)? {
+    if let Some(answer) = aggregated_if_asked(&state, &caller, path.as_ref(), &headers, false).await? {
         return Ok(answer);
     }
-    let groups: Vec<Value> = groups(&state, false)
+    let groups: Vec<Value> = groups(catalog(&state, &caller, path.as_ref().map(|p| &p.0)).await?, false)
         .into_iter()
         .map(|(name, versions)| {
             let versions: Vec<Value> = versions
@@ -89,9 +106,9 @@ pub fn in_scope(state: &AppState, path: Option<&HashMap<String, String>>) -> Kub
 type Versions = Vec<(String, Vec<ResourceInfo>)>;
 
 /// Named groups (or only the core group), each with its [`Versions`].
-fn groups(state: &AppState, core: bool) -> BTreeMap<String, Versions> {
+fn groups(catalog: Vec<ResourceInfo>, core: bool) -> BTreeMap<String, Versions> {
     let mut groups: BTreeMap<String, BTreeMap<String, Vec<ResourceInfo>>> = BTreeMap::new();
-    for r in state.registry.catalog().into_iter().filter(|r| r.group.is_empty() == core) {
+    for r in catalog.into_iter().filter(|r| r.group.is_empty() == core) {
         groups.entry(r.group.clone()).or_default().entry(r.version.clone()).or_default().push(r);
     }
     groups
@@ -105,8 +122,8 @@ fn groups(state: &AppState, core: bool) -> BTreeMap<String, Versions> {
 }
 
 /// `APIGroupDiscoveryList` of the core group (`/api`) or the named groups (`/apis`).
-fn aggregated(state: &AppState, core: bool) -> Response {
-    let items: Vec<Value> = groups(state, core)
+fn aggregated(catalog: Vec<ResourceInfo>, core: bool) -> Response {
+    let items: Vec<Value> = groups(catalog, core)
         .into_iter()
         .map(|(name, versions)| {
             let versions: Vec<Value> = versions
@@ -150,6 +167,7 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
 /// may also hold `{cluster}` (under `/clusters/{cluster}/`): discovery is the same union there.
 pub async fn resources(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(path): Path<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> KubeResult<Json<Value>> {
@@ -160,12 +178,12 @@ pub async fn resources(
     negotiate(&headers, negotiate::DISCOVERY)?;
     let group = path.get("group").map(String::as_str).unwrap_or_default();
     let version = path.get("version").map(String::as_str).unwrap_or_default();
-    resource_list(&state, group, version)
+    resource_list(catalog(&state, &caller, Some(&path)).await?, group, version)
 }
 
-fn resource_list(state: &AppState, group: &str, version: &str) -> KubeResult<Json<Value>> {
+fn resource_list(catalog: Vec<ResourceInfo>, group: &str, version: &str) -> KubeResult<Json<Value>> {
     let types: Vec<ResourceInfo> =
-        state.registry.catalog().into_iter().filter(|r| r.group == group && r.version == version).collect();
+        catalog.into_iter().filter(|r| r.group == group && r.version == version).collect();
     if types.is_empty() {
         return Err(KubeError::no_such_resource());
     }

@@ -5,10 +5,10 @@
 
 use std::collections::HashMap;
 
-use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use mc_types::ResourceInfo;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
@@ -20,7 +20,8 @@ use super::table;
 use crate::http::params::{self, shown};
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::warnings::{add_warnings, answer_warnings};
-use crate::http::{AppState, streamed};
+use crate::http::{AppState, rights, streamed};
+use crate::identity::Caller;
 use crate::store::{Query as StoreQuery, RawObject};
 
 /// What a path names.
@@ -217,9 +218,10 @@ fn partial(cluster: &str, object: &RawObject) -> Value {
     json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": value["metadata"].take()})
 }
 
-/// `GET` of a collection: every matching object of the type.
+/// `GET` of a collection: every matching object of the type that the caller may read.
 pub async fn list(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(path): Path<HashMap<String, String>>,
     Query(pairs): Query<Vec<(String, String)>>,
     headers: HeaderMap,
@@ -227,9 +229,30 @@ pub async fn list(
     let target = Target::resolve(&state, &path)?;
     let params = Params::parse(pairs)?;
     let wanted = negotiate(&headers, if params.watch { negotiate::WATCH } else { negotiate::LIST })?;
-    let query = params.to_query(&state, &target)?;
+    let mut query = params.to_query(&state, &target)?;
+    let verb = if params.watch { "watch" } else { "list" };
+    let denied = rights::restrict(&state, &caller, verb, &target.info, &mut query).await?;
+    let rights = (!caller.reads_everything()).then(|| rights::Rights {
+        caller: caller.clone(),
+        verb: "watch",
+        info: target.info.clone(),
+    });
+    let mut resp = list_answer(&state, &target, params, wanted, query, rights).await?;
+    add_warnings(&mut resp, denied.into_iter().collect());
+    Ok(resp)
+}
+
+/// The answer of a list whose query is restricted to where its caller may read.
+async fn list_answer(
+    state: &AppState,
+    target: &Target,
+    params: Params,
+    wanted: Representation,
+    query: StoreQuery,
+    rights: Option<rights::Rights>,
+) -> KubeResult<Response> {
     let format = match wanted {
-        Representation::Table => Some(params.format(&state, &target).await),
+        Representation::Table => Some(params.format(state, target).await),
         _ => None,
     };
     if params.watch {
@@ -240,6 +263,7 @@ pub async fn list(
             table: format,
             timeout: params.timeout,
             send_initial_events: initial_events,
+            rights,
             initial_events_end: (initial_events && params.allow_bookmarks).then(|| {
                 json!({
                     "kind": target.info.kind,
@@ -248,7 +272,7 @@ pub async fn list(
                 })
             }),
         };
-        return Ok(super::watch::stream(&state, w).await?);
+        return Ok(super::watch::stream(state, w).await?);
     }
     // The version of now, read before the objects: a watch from it misses nothing.
     let rv = state.sync.history.resource_version();
@@ -257,8 +281,8 @@ pub async fn list(
         let mut kept = HashMap::new();
         let known =
             |id: i64, hash: &str| state.rows.get(id, layout, hash).map(|c| kept.insert(id, c)).is_some();
-        if let Some(page) = crate::http::query_digests(&state, &query, known).await? {
-            let warnings = answer_warnings(&state, &query, page.rows.iter().map(|r| r.cluster.as_str()));
+        if let Some(page) = crate::http::query_digests(state, &query, known).await? {
+            let warnings = answer_warnings(state, &query, page.rows.iter().map(|r| r.cluster.as_str()));
             let next = page.next.map(|c| params::continue_token(&query, &c)).unwrap_or_default();
             let mut table = format.table_of_digests(page.rows, kept, &state.rows, &next);
             table["metadata"]["resourceVersion"] = rv.into();
@@ -280,9 +304,9 @@ pub async fn list(
     // Objects without a limit: streamed a page at a time once there is more than one page.
     let unlimited = format.is_none() && query.limit.is_none_or(|l| l == 0);
     let query = if unlimited { StoreQuery { limit: Some(streamed::PAGE), ..query } } else { query };
-    let page = crate::http::query(&state, &query).await?;
+    let page = crate::http::query(state, &query).await?;
     if unlimited && page.next.is_some() {
-        let warnings = streamed::warnings(&state, &query, &page);
+        let warnings = streamed::warnings(state, &query, &page);
         let head = json!({
             "kind": kind,
             "apiVersion": api_version,
@@ -298,7 +322,7 @@ pub async fn list(
         add_warnings(&mut resp, warnings);
         return Ok(resp);
     }
-    let warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
+    let warnings = answer_warnings(state, &query, page.items.iter().map(|(c, _)| c.as_str()));
     let next = page.next.as_ref().map(|c| params::continue_token(&query, c)).unwrap_or_default();
     let mut resp = if let Some(format) = format {
         let mut table = format.table(&page.items, &next);
@@ -331,6 +355,7 @@ pub async fn list(
 /// them all; a single object is the first in cluster order, with a `Warning` naming the others.
 pub async fn get(
     State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(path): Path<HashMap<String, String>>,
     Query(pairs): Query<Vec<(String, String)>>,
     headers: HeaderMap,
@@ -345,8 +370,22 @@ pub async fn get(
     let wanted = negotiate(&headers, negotiate::OBJECT)?;
     // One object: nothing to continue.
     params.continue_token = None;
-    let query = StoreQuery { limit: None, ..params.to_query(&state, &target)? };
-    let page = crate::http::query(&state, &query).await?;
+    let mut query = StoreQuery { limit: None, ..params.to_query(&state, &target)? };
+    let denied = rights::restrict(&state, &caller, "get", &target.info, &mut query).await?;
+    let mut resp = get_answer(&state, &target, params, wanted, query).await?;
+    add_warnings(&mut resp, denied.into_iter().collect());
+    Ok(resp)
+}
+
+/// The answer of a get whose query is restricted to where its caller may read.
+async fn get_answer(
+    state: &AppState,
+    target: &Target,
+    params: Params,
+    wanted: Representation,
+    query: StoreQuery,
+) -> KubeResult<Response> {
+    let page = crate::http::query(state, &query).await?;
     let Some((cluster, object)) = page.items.first() else {
         let name = target.name.as_deref().unwrap_or_default();
         let what = if target.info.group.is_empty() {
@@ -356,12 +395,12 @@ pub async fn get(
         };
         // Not found, perhaps only because a cluster cannot list the type: that is said.
         let mut resp = KubeError::not_found(format!("{what} \"{}\" not found", shown(name))).into_response();
-        add_warnings(&mut resp, answer_warnings(&state, &query, std::iter::empty()));
+        add_warnings(&mut resp, answer_warnings(state, &query, std::iter::empty()));
         return Ok(resp);
     };
-    let mut warnings = answer_warnings(&state, &query, page.items.iter().map(|(c, _)| c.as_str()));
+    let mut warnings = answer_warnings(state, &query, page.items.iter().map(|(c, _)| c.as_str()));
     let mut resp = if wanted == Representation::Table {
-        Json(params.format(&state, &target).await.table(&page.items, "")).into_response()
+        Json(params.format(state, target).await.table(&page.items, "")).into_response()
     } else {
         if page.items.len() > 1 {
             let others: Vec<&str> = page.items[1..].iter().map(|(c, _)| c.as_str()).collect();
@@ -386,6 +425,7 @@ pub async fn get(
 /// namespaced routes, hence a route of its own).
 pub async fn get_namespace(
     state: State<AppState>,
+    caller: Extension<Caller>,
     Path(mut path): Path<HashMap<String, String>>,
     query: Query<Vec<(String, String)>>,
     headers: HeaderMap,
@@ -393,7 +433,7 @@ pub async fn get_namespace(
     if let Some(name) = path.remove("namespace") {
         path.insert("name".into(), name);
     }
-    get(state, Path(path), query, headers).await
+    get(state, caller, Path(path), query, headers).await
 }
 
 /// The CustomResourceDefinition of a type, from any cluster's stored objects; `None` for

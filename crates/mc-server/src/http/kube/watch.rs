@@ -35,6 +35,8 @@ pub struct Watch {
     pub table: Option<table::Format>,
     /// When to end the stream.
     pub timeout: Option<Duration>,
+    /// Whose rights it follows (`None`: a caller that reads everything).
+    pub rights: Option<crate::http::rights::Rights>,
     /// `sendInitialEvents=true`: the current objects first, whatever `resource_version` says
     /// (they are not older than it: `resourceVersionMatch=NotOlderThan`).
     pub send_initial_events: bool,
@@ -90,61 +92,79 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     };
     let query = Arc::new(w.query);
     let table = Arc::new(w.table);
+    let rights = Arc::new(w.rights);
+    let state = state.clone();
     let changes = stream::unfold(
         (snapshot, Some(rx), last, known, query, table, history),
-        |(mut snapshot, rx, last, mut known, query, table, history)| async move {
-            let mut rx = rx?;
-            loop {
-                if let Some((pages, rv, _)) = &mut snapshot {
-                    match pages.next().await {
-                        Some(Ok(items)) => {
-                            let mut chunk = Vec::new();
-                            for (cluster, object) in items {
-                                let value = object.value();
-                                let key = |f: &str| value["metadata"][f].as_str().unwrap_or_default();
-                                known.insert(&cluster, key("namespace"), key("name"));
-                                chunk.extend_from_slice(&event(
-                                    "ADDED",
-                                    &cluster,
-                                    value,
-                                    rv,
-                                    table.as_ref().as_ref(),
+        move |(mut snapshot, rx, last, mut known, mut query, table, history)| {
+            let rights = Arc::clone(&rights);
+            let state = state.clone();
+            async move {
+                let mut rx = rx?;
+                loop {
+                    if let Some((pages, rv, _)) = &mut snapshot {
+                        match pages.next().await {
+                            Some(Ok(items)) => {
+                                let mut chunk = Vec::new();
+                                for (cluster, object) in items {
+                                    let value = object.value();
+                                    let key = |f: &str| value["metadata"][f].as_str().unwrap_or_default();
+                                    known.insert(&cluster, key("namespace"), key("name"));
+                                    chunk.extend_from_slice(&event(
+                                        "ADDED",
+                                        &cluster,
+                                        value,
+                                        rv,
+                                        table.as_ref().as_ref(),
+                                    ));
+                                }
+                                let line = Bytes::from(chunk);
+                                return Some((
+                                    line,
+                                    (snapshot, Some(rx), last, known, query, table, history),
                                 ));
                             }
-                            let line = Bytes::from(chunk);
-                            return Some((line, (snapshot, Some(rx), last, known, query, table, history)));
-                        }
-                        Some(Err(e)) => {
-                            // The current objects could not be read to the end: the client lists again.
-                            let line = failed(&e.message);
-                            return Some((line, (None, None, last, known, query, table, history)));
-                        }
-                        None => {
-                            // Every current object is sent: the bookmark that says so, if asked for.
-                            if let Some(end) = snapshot.take().and_then(|(_, _, end)| end) {
-                                return Some((end, (None, Some(rx), last, known, query, table, history)));
+                            Some(Err(e)) => {
+                                // The current objects could not be read to the end: the client lists again.
+                                let line = failed(&e.message);
+                                return Some((line, (None, None, last, known, query, table, history)));
+                            }
+                            None => {
+                                // Every current object is sent: the bookmark that says so, if asked for.
+                                if let Some(end) = snapshot.take().and_then(|(_, _, end)| end) {
+                                    return Some((end, (None, Some(rx), last, known, query, table, history)));
+                                }
                             }
                         }
+                        continue;
                     }
-                    continue;
-                }
-                match rx.recv().await {
-                    Ok(n) if n.seq > last => {
-                        let Some(line) = change(&query, &n, &mut known, &history, table.as_ref().as_ref())
-                        else {
-                            continue;
-                        };
-                        return Some((line, (None, Some(rx), n.seq, known, query, table, history)));
+                    match rx.recv().await {
+                        Ok(n) if n.seq > last => {
+                            if let Some(rights) = rights.as_ref()
+                                && let Err(e) = rights.recheck(&state, &n, &mut query).await
+                            {
+                                return Some((
+                                    failed(&e.message),
+                                    (None, None, last, known, query, table, history),
+                                ));
+                            }
+                            let Some(line) =
+                                change(&query, &n, &mut known, &history, table.as_ref().as_ref())
+                            else {
+                                continue;
+                            };
+                            return Some((line, (None, Some(rx), n.seq, known, query, table, history)));
+                        }
+                        Ok(_) => continue,
+                        // Fell behind: the client lists again.
+                        Err(RecvError::Lagged(_)) => {
+                            return Some((
+                                expired("the watch fell behind".into()),
+                                (None, None, last, known, query, table, history),
+                            ));
+                        }
+                        Err(RecvError::Closed) => return None,
                     }
-                    Ok(_) => continue,
-                    // Fell behind: the client lists again.
-                    Err(RecvError::Lagged(_)) => {
-                        return Some((
-                            expired("the watch fell behind".into()),
-                            (None, None, last, known, query, table, history),
-                        ));
-                    }
-                    Err(RecvError::Closed) => return None,
                 }
             }
         },

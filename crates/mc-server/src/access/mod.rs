@@ -1,0 +1,254 @@
+//! What a caller may read, cluster by cluster: a static token's role reads everything; a
+//! Kubernetes identity reads what each member cluster's own RBAC allows it, decided from that
+//! cluster's Roles, ClusterRoles, RoleBindings and ClusterRoleBindings in the store (see
+//! [`crate::authz`]) without asking the cluster.
+//!
+//! Each cluster's authorizer is built when first asked for and kept until one of its RBAC
+//! objects changes ([`AccessControl::follow`] reads the writer's notices), so a change takes
+//! effect as soon as it is synced.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mc_types::ResourceInfo;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::authz::{self, ClusterRbac, RBAC_GROUP, Request, Scope};
+use crate::identity::{Caller, Grant};
+use crate::store::{Allowed, Namespaces, Store};
+use crate::sync::notice::Notices;
+
+/// How callers that are Kubernetes identities are authorized (`authorization.mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Each member cluster's own RBAC decides, as that cluster would.
+    #[default]
+    Member,
+    /// Only static tokens and their roles: other tokens are not reviewed.
+    Roles,
+}
+
+/// Where a request may read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    /// The clusters and namespaces it may read; `None`: everything.
+    pub allowed: Option<Allowed>,
+    /// The clusters asked for where it may read nothing of the type.
+    pub denied: Vec<String>,
+}
+
+impl Reads {
+    /// Everything, for a caller that reads everything.
+    pub fn everything() -> Reads {
+        Reads::default()
+    }
+
+    /// Whether it may read nothing at all.
+    pub fn nothing(&self) -> bool {
+        self.allowed.as_ref().is_some_and(|a| a.0.is_empty())
+    }
+
+    /// A `Warning` naming the clusters left out, if any.
+    pub fn warning(&self, user: &str, verb: &str, what: &str) -> Option<String> {
+        (!self.denied.is_empty()).then(|| {
+            format!(
+                "{user} may not {verb} {what} in cluster(s) {}: they are left out",
+                self.denied.join(", ")
+            )
+        })
+    }
+}
+
+/// The kept authorizers of the member clusters.
+#[derive(Debug)]
+pub struct AccessControl {
+    store: Store,
+    mode: Mode,
+    clusters: Mutex<HashMap<String, Slot>>,
+    /// Bumped at every RBAC change of any cluster.
+    generation: AtomicU64,
+    /// The sequence number of the last notice [`AccessControl::follow`] took into account.
+    seen: tokio::sync::watch::Sender<u64>,
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    /// Bumped at every change of the cluster's RBAC objects.
+    version: u64,
+    rbac: Option<Arc<ClusterRbac>>,
+}
+
+/// Why a request's reads could not be decided (the store could not be read: 503).
+#[derive(Debug, thiserror::Error)]
+#[error("reading the RBAC of cluster {cluster}: {source}")]
+pub struct Error {
+    /// The cluster.
+    pub cluster: String,
+    /// What failed.
+    #[source]
+    pub source: authz::Error,
+}
+
+impl AccessControl {
+    /// Authorizers of the clusters in `store`, in `mode`.
+    pub fn new(store: Store, mode: Mode) -> Self {
+        AccessControl {
+            store,
+            mode,
+            clusters: Mutex::new(HashMap::new()),
+            generation: AtomicU64::new(0),
+            seen: tokio::sync::watch::Sender::new(0),
+        }
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Changes at every RBAC change of any cluster.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Forgets `cluster`'s authorizer: one of its RBAC objects changed, or it left.
+    pub fn changed(&self, cluster: &str) {
+        let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = clusters.entry(cluster.to_string()).or_default();
+        slot.version += 1;
+        slot.rbac = None;
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Forgets every cluster's authorizer (notices were missed).
+    pub fn all_changed(&self) {
+        let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        for slot in clusters.values_mut() {
+            slot.version += 1;
+            slot.rbac = None;
+        }
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Follows the writer's notices: a change of an RBAC object forgets its cluster's authorizer.
+    pub async fn follow(self: Arc<Self>, notices: Notices) {
+        let mut rx = notices.subscribe();
+        loop {
+            match rx.recv().await {
+                Ok(n) => {
+                    if n.gvr.group == RBAC_GROUP {
+                        self.changed(&n.cluster);
+                    }
+                    self.seen.send_replace(n.seq);
+                }
+                Err(RecvError::Lagged(_)) => self.all_changed(),
+                Err(RecvError::Closed) => return,
+            }
+        }
+    }
+
+    /// Waits until the notice `seq` was taken into account (a watch that sees an RBAC change
+    /// asks for its new reads only then), at most a few seconds.
+    pub async fn caught_up(&self, seq: u64) {
+        let mut rx = self.seen.subscribe();
+        let wait = rx.wait_for(|seen| *seen >= seq);
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), wait).await;
+    }
+
+    /// The authorizer of `cluster`, built from the store when not kept.
+    pub async fn rbac(&self, cluster: &str) -> Result<Arc<ClusterRbac>, Error> {
+        let version = {
+            let clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
+            match clusters.get(cluster) {
+                Some(Slot { rbac: Some(rbac), .. }) => return Ok(Arc::clone(rbac)),
+                Some(slot) => slot.version,
+                None => 0,
+            }
+        };
+        let built = authz::load(&self.store, cluster)
+            .await
+            .map_err(|source| Error { cluster: cluster.to_string(), source })?;
+        let built = Arc::new(built);
+        let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = clusters.entry(cluster.to_string()).or_default();
+        // Kept only if no change came while it was read.
+        if slot.version == version {
+            slot.rbac = Some(Arc::clone(&built));
+        }
+        Ok(built)
+    }
+
+    /// The clusters among `clusters` where `caller` may list `info` somewhere (in some
+    /// namespace, or cluster-wide).
+    pub async fn lists_in(
+        &self,
+        caller: &Caller,
+        info: &ResourceInfo,
+        clusters: &[String],
+    ) -> Result<Vec<String>, Error> {
+        if caller.grant != Grant::Rbac {
+            return Ok(clusters.to_vec());
+        }
+        let mut found = Vec::new();
+        for cluster in clusters {
+            let rbac = self.rbac(cluster).await?;
+            if rbac.scope(&caller.user, "list", &info.group, &info.resource) != Scope::None {
+                found.push(cluster.clone());
+            }
+        }
+        Ok(found)
+    }
+
+    /// Where `caller` may `verb` objects of `info` in `clusters`: in `namespace` only when
+    /// given, and the object `name` only when given (a get).
+    pub async fn reads(
+        &self,
+        caller: &Caller,
+        verb: &str,
+        info: &ResourceInfo,
+        clusters: &[String],
+        namespace: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<Reads, Error> {
+        if caller.grant != Grant::Rbac {
+            return Ok(Reads::everything());
+        }
+        let mut allowed = Vec::new();
+        let mut denied = Vec::new();
+        for cluster in clusters {
+            let rbac = self.rbac(cluster).await?;
+            // One namespace (or a cluster-scoped type): decided as the member decides that very
+            // request, the object's name included when one is asked for (a get, or a list or
+            // watch of `metadata.name=NAME`, which kube-apiserver authorizes with the name).
+            // Across every namespace: where a list of the type is allowed.
+            let one_namespace = if info.namespaced { namespace } else { Some("") };
+            let namespaces = match one_namespace {
+                Some(ns) => {
+                    let req = Request {
+                        verb,
+                        api_group: &info.group,
+                        resource: &info.resource,
+                        subresource: "",
+                        namespace: ns,
+                        name: name.unwrap_or_default(),
+                    };
+                    rbac.authorize(&caller.user, &req).is_allowed().then_some(Namespaces::All)
+                }
+                None => match rbac.scope(&caller.user, verb, &info.group, &info.resource) {
+                    Scope::All => Some(Namespaces::All),
+                    Scope::Namespaces(names) => Some(Namespaces::Some(names.into_iter().collect())),
+                    Scope::None => None,
+                },
+            };
+            match namespaces {
+                Some(ns) => allowed.push((cluster.clone(), ns)),
+                None => denied.push(cluster.clone()),
+            }
+        }
+        Ok(Reads { allowed: Some(Allowed(allowed)), denied })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,175 @@
+//! A request's reads restricted to where its caller may read (see [`crate::access`]): the
+//! clusters and namespaces go into the store query itself, and the clusters left out are said in
+//! a `Warning`.
+//!
+//! A list across every namespace answers what the caller may see, as many clusters' partial
+//! answers; a request in one namespace, or of one object, that no cluster allows is `403
+//! Forbidden`, worded as kube-apiserver words it.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use mc_types::ResourceInfo;
+
+use super::{ApiError, AppState};
+use crate::authz::RBAC_GROUP;
+use crate::identity::Caller;
+use crate::store::Query as StoreQuery;
+use crate::sync::notice::Notice;
+
+/// What a watch needs to follow its caller's rights: who, doing what, to which type.
+#[derive(Clone, Debug)]
+pub struct Rights {
+    /// The caller.
+    pub caller: Caller,
+    /// `watch`.
+    pub verb: &'static str,
+    /// The watched type.
+    pub info: ResourceInfo,
+}
+
+impl Rights {
+    /// After a change of a cluster's RBAC objects (`n`), the watch's query restricted anew to
+    /// where the caller may now read: a watch stops sending what its caller may no longer see
+    /// as soon as the change is synced.
+    pub async fn recheck(
+        &self,
+        state: &AppState,
+        n: &Notice,
+        query: &mut Arc<StoreQuery>,
+    ) -> Result<(), ApiError> {
+        if n.gvr.group != RBAC_GROUP || self.caller.reads_everything() {
+            return Ok(());
+        }
+        state.access.caught_up(n.seq).await;
+        let mut q = StoreQuery { allowed: None, ..(**query).clone() };
+        match restrict(state, &self.caller, self.verb, &self.info, &mut q).await {
+            Ok(_) => {}
+            // Allowed nowhere any more: nothing is sent.
+            Err(e) if e.status == StatusCode::FORBIDDEN => q.allowed = Some(Default::default()),
+            Err(e) => return Err(e),
+        }
+        *query = Arc::new(q);
+        Ok(())
+    }
+}
+
+/// Restricts `query` (of the type `info`) to where `caller` may `verb` it. Returns the
+/// `Warning` naming the clusters left out, if any.
+pub async fn restrict(
+    state: &AppState,
+    caller: &Caller,
+    verb: &str,
+    info: &ResourceInfo,
+    query: &mut StoreQuery,
+) -> Result<Option<String>, ApiError> {
+    if caller.reads_everything() {
+        return Ok(None);
+    }
+    let clusters: Vec<String> = match &query.cluster {
+        Some(c) => vec![c.clone()],
+        None => state.registry.names(),
+    };
+    let namespace = if info.namespaced { query.namespace.as_deref() } else { Some("") };
+    let reads = state
+        .access
+        .reads(caller, verb, info, &clusters, namespace, query.name.as_deref())
+        .await
+        .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
+    // One namespace or one object, allowed nowhere: as the member would answer.
+    if reads.nothing() && (namespace.is_some() || query.name.is_some()) {
+        return Err(forbidden(caller, verb, info, namespace, query.name.as_deref(), &clusters));
+    }
+    let warning = reads.warning(&caller.user.name, verb, &what(info));
+    query.allowed = reads.allowed;
+    Ok(warning)
+}
+
+/// `group/resource`, or `resource` for the core group.
+fn what(info: &ResourceInfo) -> String {
+    if info.group.is_empty() { info.resource.clone() } else { format!("{}.{}", info.resource, info.group) }
+}
+
+/// kube-apiserver's wording: `pods "web" is forbidden: User "alice" cannot get resource "pods"
+/// in API group "" in the namespace "c"`, and in which clusters.
+fn forbidden(
+    caller: &Caller,
+    verb: &str,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: Option<&str>,
+    clusters: &[String],
+) -> ApiError {
+    let subject = match name {
+        Some(name) => format!("{} \"{name}\"", what(info)),
+        None => what(info),
+    };
+    let place = match namespace {
+        Some(ns) if !ns.is_empty() => format!("in the namespace \"{ns}\""),
+        _ => "at the cluster scope".to_string(),
+    };
+    let clusters = match clusters {
+        [one] => format!("of cluster \"{one}\""),
+        _ => "of any cluster".to_string(),
+    };
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        format!(
+            "{subject} is forbidden: User \"{}\" cannot {verb} resource \"{}\" in API group \"{}\" {place} {clusters}",
+            caller.user.name, info.resource, info.group
+        ),
+    )
+}
+
+/// The types `caller` may list in some cluster (of `cluster` only, when given), for discovery:
+/// a type it may read nowhere is not offered.
+pub async fn catalog(
+    state: &AppState,
+    caller: &Caller,
+    cluster: Option<&str>,
+) -> Result<Vec<ResourceInfo>, ApiError> {
+    let all = state.registry.catalog();
+    if caller.reads_everything() {
+        return Ok(all);
+    }
+    let clusters: Vec<String> = match cluster {
+        Some(c) => vec![c.to_string()],
+        None => state.registry.names(),
+    };
+    let mut visible = Vec::new();
+    for info in all {
+        if !lists_in(state, caller, &info, &clusters).await?.is_empty() {
+            visible.push(info);
+        }
+    }
+    Ok(visible)
+}
+
+/// The clusters where `caller` may list some type.
+pub async fn clusters(state: &AppState, caller: &Caller) -> Result<Vec<String>, ApiError> {
+    let names = state.registry.names();
+    if caller.reads_everything() {
+        return Ok(names);
+    }
+    let mut visible = std::collections::BTreeSet::new();
+    for info in state.registry.catalog() {
+        visible.extend(lists_in(state, caller, &info, &names).await?);
+        if visible.len() == names.len() {
+            break;
+        }
+    }
+    Ok(names.into_iter().filter(|n| visible.contains(n)).collect())
+}
+
+async fn lists_in(
+    state: &AppState,
+    caller: &Caller,
+    info: &ResourceInfo,
+    clusters: &[String],
+) -> Result<Vec<String>, ApiError> {
+    state
+        .access
+        .lists_in(caller, info, clusters)
+        .await
+        .map_err(|e| ApiError::unavailable(format!("{e}; try again")))
+}
