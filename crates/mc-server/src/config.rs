@@ -40,8 +40,10 @@ pub struct Args {
     /// start into <data-dir>/token).
     #[arg(long, env = "MC_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
-    /// PEM certificate for HTTPS (default: the config's server.tlsCertFile); HTTPS only when set.
-    #[arg(long, env = "MC_TLS_CERT_FILE", requires = "tls_key_file")]
+    /// PEM certificate for HTTPS (default: the config's server.tlsCertFile). Without one the
+    /// server serves HTTPS with a CA and certificate of its own, made at first start in
+    /// <data-dir>/tls (clients trust <data-dir>/tls/ca.crt).
+    #[arg(long, env = "MC_TLS_CERT_FILE", requires = "tls_key_file", conflicts_with = "plain_http")]
     pub tls_cert_file: Option<PathBuf>,
     /// Connections open at once. At the cap the oldest connection without a request in flight
     /// is closed to make room; a new one is refused only when every slot is busy.
@@ -53,6 +55,15 @@ pub struct Args {
     /// PEM private key for HTTPS (default: the config's server.tlsKeyFile).
     #[arg(long, env = "MC_TLS_KEY_FILE", requires = "tls_cert_file")]
     pub tls_key_file: Option<PathBuf>,
+    /// More names or IP addresses for the certificate the server makes, comma-separated
+    /// (default: the config's server.tlsSANs); the bind address, the host name, localhost,
+    /// 127.0.0.1 and ::1 are always in it.
+    #[arg(long, env = "MC_TLS_SANS", value_delimiter = ',')]
+    pub tls_sans: Vec<String>,
+    /// Serve plain http instead of HTTPS (default: the config's server.plainHTTP). kubectl sends
+    /// no token over plain http; the Go project's CLI speaks nothing else.
+    #[arg(long, env = "MC_PLAIN_HTTP")]
+    pub plain_http: bool,
 }
 
 /// Where the admin token came from (for the log line at start and the CLI config).
@@ -64,6 +75,29 @@ pub enum TokenOrigin {
     ConfigFile,
     /// Generated at first start (or read back) from this file.
     Generated(PathBuf),
+}
+
+/// How the port speaks.
+#[derive(Debug)]
+pub enum Tls {
+    /// Plain http (`server.plainHTTP`, `--plain-http`).
+    Plain,
+    /// HTTPS with the configured certificate and key files.
+    Files {
+        /// PEM certificate (chain).
+        cert: PathBuf,
+        /// PEM private key.
+        key: PathBuf,
+    },
+    /// HTTPS with the server's own CA and certificate in `<data-dir>/tls` (nothing configured).
+    Generated(crate::tls::authority::Authority),
+}
+
+impl Tls {
+    /// The URL scheme clients use.
+    pub fn scheme(&self) -> &'static str {
+        if matches!(self, Tls::Plain) { "http" } else { "https" }
+    }
 }
 
 /// Everything the server needs, checked.
@@ -89,8 +123,8 @@ pub struct Settings {
     pub metrics_auth: bool,
     /// Which addresses a joined cluster's API server may have (`server.allowLinkLocalJoins`).
     pub join_addresses: crate::clusters::transport::Addresses,
-    /// HTTPS certificate and key files; `None` serves plain HTTP.
-    pub tls: Option<(PathBuf, PathBuf)>,
+    /// HTTPS with configured files, with the server's own CA, or plain http.
+    pub tls: Tls,
     /// Data directory (embedded store, generated token).
     pub data_dir: PathBuf,
     /// Connections open at once.
@@ -172,9 +206,31 @@ impl Settings {
                 TokenOrigin::Generated(data_dir.join(crate::auth::TOKEN_FILE))
             }
         };
-        let tls = match (args.tls_cert_file, args.tls_key_file) {
+        let configured = match (args.tls_cert_file, args.tls_key_file) {
             (Some(cert), Some(key)) => Some((cert, key)),
             _ => file.server.tls().map(|(c, k)| (c.to_path_buf(), k.to_path_buf())),
+        };
+        let tls = match configured {
+            Some(_) if args.plain_http => {
+                return Err(invalid(
+                    "--plain-http (MC_PLAIN_HTTP) and a TLS certificate exclude each other: remove one"
+                        .into(),
+                ));
+            }
+            Some((cert, key)) => Tls::Files { cert, key },
+            None if args.plain_http || file.server.plain_http => Tls::Plain,
+            None => {
+                let sans = if args.tls_sans.is_empty() { &file.server.tls_sans } else { &args.tls_sans };
+                if let Some((san, problem)) =
+                    args.tls_sans.iter().find_map(|s| mc_types::config::san_problem(s).map(|p| (s, p)))
+                {
+                    return Err(invalid(format!("--tls-sans (MC_TLS_SANS) {san:?} {problem}")));
+                }
+                Tls::Generated(crate::tls::authority::Authority::new(
+                    data_dir.join("tls"),
+                    certificate_names(listen, hostname().as_deref(), sans),
+                ))
+            }
         };
         if file.sync.max_clusters_per_replica == Some(0) {
             return Err(invalid(
@@ -228,16 +284,29 @@ impl Settings {
     }
 
     /// Writes `~/.multi-cluster-operator/config` for the local user when there is none, as the
-    /// Go project did, with the admin token in it. A config that points at this server but has no
-    /// token gets the token added. Returns the path written.
+    /// Go project did, with the admin token in it, and over HTTPS the URL `https://…` and the CA
+    /// to trust. A config that points at this server but has no token gets the token added; one
+    /// that points at it over plain http while it serves its own HTTPS is moved to HTTPS.
+    /// Returns the path written.
     pub fn write_cli_config_if_missing(&self) -> Option<PathBuf> {
         if !self.write_cli_config {
             return None;
         }
-        let path = CliConfig::default_path()?;
+        self.write_cli_config_at(&CliConfig::default_path()?)
+    }
+
+    fn write_cli_config_at(&self, path: &Path) -> Option<PathBuf> {
+        let path = path.to_path_buf();
         let ip = self.listen.ip();
-        let host = if ip.is_unspecified() { "localhost".to_string() } else { ip.to_string() };
-        let server_ip = if self.tls.is_some() { format!("https://{host}") } else { host };
+        let host = match ip {
+            _ if ip.is_unspecified() => "localhost".to_string(),
+            std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+            std::net::IpAddr::V4(v4) => v4.to_string(),
+        };
+        let server_ip = match self.tls {
+            Tls::Plain => host.clone(),
+            _ => format!("https://{host}"),
+        };
         let master = self
             .clusters
             .iter()
@@ -249,13 +318,30 @@ impl Settings {
             server_port: self.listen.port(),
             master_cluster_kube_config_path: master,
             token: self.admin_token().map(String::from),
-            // A self-signed certificate is its own authority; for one from a CA, the operator
-            // puts that CA here instead.
-            certificate_authority: self.tls.as_ref().map(|(cert, _)| cert.display().to_string()),
+            certificate_authority: match &self.tls {
+                Tls::Plain => None,
+                // A self-signed certificate is its own authority; for one from a CA, the
+                // operator puts that CA here instead.
+                Tls::Files { cert, .. } => Some(cert.display().to_string()),
+                Tls::Generated(authority) => Some(authority.ca_file().display().to_string()),
+            },
             insecure_skip_tls_verify: None,
         };
         if path.exists() {
             let mut existing = CliConfig::load(&path).ok()?;
+            let plain = CliConfig { server_ip: host, ..cfg.clone() };
+            // Written for this server before it served its own HTTPS: the same place, now
+            // over HTTPS with its CA, keeping what the user set.
+            let moved = matches!(self.tls, Tls::Generated(_))
+                && existing.server_url() == plain.server_url()
+                && existing.certificate_authority.is_none()
+                && existing.insecure_skip_tls_verify.is_none();
+            if moved {
+                existing.server_ip = cfg.server_ip;
+                existing.certificate_authority = cfg.certificate_authority;
+                existing.token = existing.token.or(cfg.token);
+                return existing.save(&path).ok().map(|_| path);
+            }
             if existing.token.is_some() || existing.server_url() != cfg.server_url() {
                 return None;
             }
@@ -264,6 +350,33 @@ impl Settings {
         }
         cfg.save(&path).ok().map(|_| path)
     }
+}
+
+/// What the server's own certificate is for: the bind address (unless it is every address),
+/// the host name, `localhost`, `127.0.0.1`, `::1`, then `extra` (`server.tlsSANs`, checked).
+fn certificate_names(
+    listen: SocketAddr,
+    host: Option<&str>,
+    extra: &[String],
+) -> Vec<crate::tls::authority::Name> {
+    use crate::tls::authority::Name;
+    let bind = (!listen.ip().is_unspecified()).then(|| Name::Ip(listen.ip()));
+    let fixed = ["localhost", "127.0.0.1", "::1"].into_iter().filter_map(Name::parse);
+    bind.into_iter()
+        .chain(host.and_then(Name::parse))
+        .chain(fixed)
+        .chain(extra.iter().filter_map(|s| Name::parse(s)))
+        .collect()
+}
+
+/// The machine's host name (in a pod: the pod's name), when it is a DNS name.
+fn hostname() -> Option<String> {
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|f| std::fs::read_to_string(f).ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
 }
 
 fn default_data_dir() -> PathBuf {
@@ -278,12 +391,17 @@ mod tests {
 
     /// Settings from a config file whose `server` section is `server`.
     fn settings_with(test: &str, server: &str) -> Settings {
+        settings_from(test, server, &[]).unwrap()
+    }
+
+    /// The same with more command-line arguments.
+    fn settings_from(test: &str, server: &str, args: &[&str]) -> Result<Settings, ConfigError> {
         let dir = std::env::temp_dir().join(format!("mc-settings-{test}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let config = dir.join("config.yaml");
         std::fs::write(&config, format!("clusters:\n- metadata: {{clusterName: a}}\nserver: {server}\n"))
             .unwrap();
-        let args = Args::try_parse_from([
+        let base = [
             "mc-server",
             "--config",
             config.to_str().unwrap(),
@@ -291,11 +409,106 @@ mod tests {
             dir.to_str().unwrap(),
             "--token",
             "settings-test-token-0123456789",
-        ])
-        .unwrap();
-        let settings = Settings::load(args).unwrap();
+        ];
+        let args = Args::try_parse_from(base.iter().chain(args)).unwrap();
+        let settings = Settings::load(args);
         std::fs::remove_dir_all(&dir).unwrap();
         settings
+    }
+
+    fn names_of(settings: &Settings) -> Vec<String> {
+        match &settings.tls {
+            Tls::Generated(authority) => authority.names().iter().map(ToString::to_string).collect(),
+            other => panic!("not the server's own certificate: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn without_a_certificate_the_server_makes_its_own_for_every_address_it_serves() {
+        let settings = settings_with("own-tls", "{bind: 10.1.2.3, tlsSANs: [mc.example.com, 10.9.9.9]}");
+        let Tls::Generated(authority) = &settings.tls else { panic!("{:?}", settings.tls) };
+        assert_eq!(authority.dir(), settings.data_dir.join("tls"));
+        let names = names_of(&settings);
+        assert_eq!(names[0], "10.1.2.3", "the bind address first: {names:?}");
+        for want in ["localhost", "127.0.0.1", "::1", "mc.example.com", "10.9.9.9"] {
+            assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
+        }
+        if let Some(host) = hostname().and_then(|h| crate::tls::authority::Name::parse(&h)) {
+            assert!(names.contains(&host.to_string()), "the host name {host} in {names:?}");
+        }
+        assert_eq!(settings.tls.scheme(), "https");
+        let every = names_of(&settings_with("own-tls-any", "{}"));
+        assert!(!every.iter().any(|n| n == "0.0.0.0"), "not the unspecified address: {every:?}");
+        let flag = settings_from(
+            "own-tls-flag",
+            "{tlsSANs: [file.example.com]}",
+            &["--tls-sans", "a.example.com,10.0.0.1"],
+        );
+        let flag = names_of(&flag.unwrap());
+        assert!(
+            flag.iter().any(|n| n == "a.example.com") && flag.iter().any(|n| n == "10.0.0.1"),
+            "{flag:?}"
+        );
+        assert!(!flag.iter().any(|n| n == "file.example.com"), "the flag replaces the file's list: {flag:?}");
+        let bad = settings_from("own-tls-bad", "{}", &["--tls-sans", "a b"]).unwrap_err().to_string();
+        assert!(bad.contains("--tls-sans (MC_TLS_SANS) \"a b\" is neither"), "{bad}");
+    }
+
+    #[test]
+    fn plain_http_only_when_asked_for_and_a_configured_certificate_is_served_as_it_is() {
+        assert!(matches!(settings_with("plain", "{plainHTTP: true}").tls, Tls::Plain));
+        let flag = settings_from("plain-flag", "{}", &["--plain-http"]).unwrap();
+        assert!(matches!(flag.tls, Tls::Plain));
+        assert_eq!(flag.tls.scheme(), "http");
+        let files = settings_with("files", "{tlsCertFile: /etc/mc/tls.crt, tlsKeyFile: /etc/mc/tls.key}");
+        assert!(
+            matches!(&files.tls, Tls::Files { cert, key } if cert == Path::new("/etc/mc/tls.crt") && key == Path::new("/etc/mc/tls.key")),
+            "{:?}",
+            files.tls
+        );
+        let both = settings_from("plain-and-files", "{tlsCertFile: /c, tlsKeyFile: /k}", &["--plain-http"]);
+        assert!(both.unwrap_err().to_string().contains("exclude each other"));
+    }
+
+    #[test]
+    fn the_cli_config_carries_https_and_the_ca_and_an_http_one_for_this_server_moves_to_https() {
+        let mut settings = settings_with("cli-https", "{bind: 127.0.0.1, port: 31999}");
+        settings.write_cli_config = true;
+        let dir = std::env::temp_dir().join(format!("mc-settings-cli-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("config");
+        assert_eq!(settings.write_cli_config_at(&path), Some(path.clone()));
+        let written = CliConfig::load(&path).unwrap();
+        assert_eq!(written.server_url(), "https://127.0.0.1:31999");
+        let ca = settings.data_dir.join("tls").join("ca.crt");
+        assert_eq!(written.certificate_authority.as_deref(), Some(ca.to_str().unwrap()));
+        assert_eq!(written.token.as_deref(), Some("settings-test-token-0123456789"));
+        assert_eq!(settings.write_cli_config_at(&path), None, "an up-to-date config is left alone");
+
+        // What an earlier server wrote: plain http to the same place, a token the user set.
+        let earlier = "serverIP: 127.0.0.1\nserverPort: 31999\ntoken: users-own-token-0123456789\n";
+        std::fs::write(&path, earlier).unwrap();
+        assert_eq!(settings.write_cli_config_at(&path), Some(path.clone()));
+        let moved = CliConfig::load(&path).unwrap();
+        assert_eq!(moved.server_url(), "https://127.0.0.1:31999");
+        assert_eq!(moved.certificate_authority, written.certificate_authority);
+        assert_eq!(moved.token.as_deref(), Some("users-own-token-0123456789"));
+        // One for another server is never touched.
+        let other = "serverIP: 10.0.0.9\nserverPort: 31999\n";
+        std::fs::write(&path, other).unwrap();
+        assert_eq!(settings.write_cli_config_at(&path), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), other);
+
+        let mut plain = settings_with("cli-plain", "{bind: 127.0.0.1, port: 31999, plainHTTP: true}");
+        plain.write_cli_config = true;
+        std::fs::remove_file(&path).unwrap();
+        plain.write_cli_config_at(&path).unwrap();
+        let written = CliConfig::load(&path).unwrap();
+        assert_eq!(
+            (written.server_url().as_str(), written.certificate_authority),
+            ("http://127.0.0.1:31999", None)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

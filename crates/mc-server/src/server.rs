@@ -7,7 +7,7 @@ use anyhow::Context;
 use tracing::info;
 
 use crate::clusters::{Cluster, ClusterSpec, Registry, connect};
-use crate::config::Settings;
+use crate::config::{Settings, Tls};
 use crate::dispatch::{self, DispatchConfig};
 use crate::http::{AppState, router};
 use crate::membership::Membership;
@@ -21,14 +21,30 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // the last line the operator sees. A certificate that cannot be used stops the start: serving
     // plain HTTP instead would send tokens in clear text.
     let tls = match &settings.tls {
-        Some((cert, key)) => Some(Arc::new(crate::tls::Certificates::load(cert, key)?)),
-        None => None,
+        Tls::Plain => None,
+        Tls::Files { cert, key } => Some(Arc::new(crate::tls::Certificates::load(cert, key)?)),
+        Tls::Generated(authority) => {
+            shared_ca(&settings, authority).await;
+            let outcome = authority.ensure(std::time::SystemTime::now())?;
+            if outcome.new_ca {
+                info!(ca = %authority.ca_file().display(), "made a CA for HTTPS; clients trust this file");
+            }
+            if let Some(reason) = &outcome.issued {
+                let names: Vec<String> = authority.names().iter().map(ToString::to_string).collect();
+                info!(cert = %authority.cert_file().display(), names = %names.join(","), %reason,
+                    "issued a serving certificate");
+            }
+            Some(Arc::new(crate::tls::Certificates::load(&authority.cert_file(), &authority.key_file())?))
+        }
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .with_context(|| format!("listening on {}", settings.listen))?;
     if let Some(certs) = &tls {
         tokio::spawn(certs.clone().reload_on_change());
+        if let Tls::Generated(authority) = &settings.tls {
+            tokio::spawn(crate::tls::renew_while_running(authority.clone(), certs.clone()));
+        }
     }
     let store = Store::connect(&settings.storage_url)
         .await
@@ -153,8 +169,12 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         reviewer: Arc::default(),
         access,
     };
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    info!(addr = %settings.listen, scheme, clusters = settings.clusters.len(), tokens = settings.tokens.len(),
+    let scheme = settings.tls.scheme();
+    let ca = match &settings.tls {
+        Tls::Generated(authority) => authority.ca_file().display().to_string(),
+        _ => String::new(),
+    };
+    info!(addr = %settings.listen, scheme, ca, clusters = settings.clusters.len(), tokens = settings.tokens.len(),
         token_origin = ?settings.token_origin, anonymous_read = settings.anonymous_read, "serving");
     crate::listener::serve(
         listener,
@@ -199,49 +219,98 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
 /// every replica and every restart of a pod without a volume accepts the same token.
 pub const TOKEN_SECRET: &str = "mc-server-token";
 
+/// Name of the Secret (in the server's namespace, type `kubernetes.io/tls`) that keeps the
+/// server's own CA in-cluster (`ca.crt`, `ca.key`) with the first serving certificate (`tls.crt`,
+/// `tls.key`), so every replica and every restart signs with the CA clients trust.
+pub const TLS_SECRET: &str = "mc-server-tls";
+
+/// How long sharing through a Secret may hold the start before the pod goes on with its own.
+const SHARE_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The master reached through the pod's ServiceAccount, when the server runs in-cluster.
+fn in_cluster_master(settings: &Settings) -> Option<&ClusterSpec> {
+    settings.clusters.iter().find(|c| c.is_master && c.kubeconfig.is_none())
+}
+
+/// The data of the Secret `name` in the server's namespace: read when it exists, else created
+/// from `own()` (another replica that created it first wins, and its data is read back).
+async fn shared_secret(
+    master: &ClusterSpec,
+    namespace: &str,
+    name: &str,
+    type_: &str,
+    own: impl Fn() -> Result<std::collections::BTreeMap<String, Vec<u8>>, String>,
+) -> Result<std::collections::BTreeMap<String, Vec<u8>>, String> {
+    let client = connect(master).await.map_err(|e| e.to_string())?;
+    let api: kube::Api<k8s_openapi::api::core::v1::Secret> = kube::Api::namespaced(client, namespace);
+    for _ in 0..2 {
+        if let Some(secret) = api.get_opt(name).await.map_err(|e| e.to_string())? {
+            return Ok(secret.data.unwrap_or_default().into_iter().map(|(k, v)| (k, v.0)).collect());
+        }
+        let data = own()?;
+        let mut secret = k8s_openapi::api::core::v1::Secret {
+            data: Some(data.iter().map(|(k, v)| (k.clone(), k8s_openapi::ByteString(v.clone()))).collect()),
+            type_: Some(type_.into()),
+            ..Default::default()
+        };
+        secret.metadata.name = Some(name.into());
+        match api.create(&Default::default(), &secret).await {
+            Ok(_) => return Ok(data),
+            // Another replica was first: read its Secret.
+            Err(kube::Error::Api(s)) if s.code == 409 => continue,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Err(format!("Secret {name} could not be read or created"))
+}
+
+/// In-cluster, the server's own CA is shared through [`TLS_SECRET`] as the generated token is
+/// through [`TOKEN_SECRET`]: the Secret's CA (and serving certificate) is taken when it exists,
+/// else the Secret is created from this pod's. When the master cannot be reached the pod's own
+/// CA is used (and the reason logged).
+async fn shared_ca(settings: &Settings, authority: &crate::tls::authority::Authority) {
+    let Some(master) = in_cluster_master(settings) else { return };
+    let own = || {
+        authority.ensure(std::time::SystemTime::now()).map_err(|e| e.to_string())?;
+        authority.files().map_err(|e| format!("reading {}: {e}", authority.dir().display()))
+    };
+    let work = async {
+        let data = shared_secret(master, &settings.namespace, TLS_SECRET, "kubernetes.io/tls", own).await?;
+        authority.adopt(&data).map_err(|e| format!("Secret {TLS_SECRET}: {e}"))
+    };
+    match tokio::time::timeout(SHARE_TIMEOUT, work).await {
+        Ok(Ok(())) => {
+            info!(secret = TLS_SECRET, namespace = %settings.namespace, "CA shared through a Secret")
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "sharing the CA through a Secret failed; using this pod's CA")
+        }
+        Err(_) => tracing::warn!("sharing the CA through a Secret timed out; using this pod's CA"),
+    }
+}
+
 /// The tokens to accept. In-cluster without a configured token, the generated one is shared
 /// through [`TOKEN_SECRET`]: read when it exists, created from this pod's token otherwise. When
 /// the master cannot be reached the pod's own token is used (and the reason logged).
 async fn shared_token(settings: &Settings) -> Vec<(String, mc_types::config::Role)> {
     let mut tokens = settings.tokens.clone();
-    let in_cluster_master = settings.clusters.iter().find(|c| c.is_master && c.kubeconfig.is_none());
     let (crate::config::TokenOrigin::Generated(_), Some(master)) =
-        (&settings.token_origin, in_cluster_master)
+        (&settings.token_origin, in_cluster_master(settings))
     else {
         return tokens;
     };
     let Some((own, _)) = tokens.first().cloned() else { return tokens };
     let work = async {
-        let client = connect(master).await.map_err(|e| e.to_string())?;
-        let api: kube::Api<k8s_openapi::api::core::v1::Secret> =
-            kube::Api::namespaced(client, &settings.namespace);
-        for _ in 0..2 {
-            if let Some(secret) = api.get_opt(TOKEN_SECRET).await.map_err(|e| e.to_string())? {
-                let token = secret
-                    .data
-                    .and_then(|d| d.get("token").map(|b| String::from_utf8_lossy(&b.0).trim().to_string()))
-                    .unwrap_or_default();
-                if let Some(problem) = mc_types::config::token_problem(&token) {
-                    return Err(format!("Secret {TOKEN_SECRET}: key token {problem}"));
-                }
-                return Ok(token);
-            }
-            let mut secret = k8s_openapi::api::core::v1::Secret {
-                string_data: Some([("token".to_string(), own.clone())].into()),
-                type_: Some("Opaque".into()),
-                ..Default::default()
-            };
-            secret.metadata.name = Some(TOKEN_SECRET.into());
-            match api.create(&Default::default(), &secret).await {
-                Ok(_) => return Ok(own.clone()),
-                // Another replica was first: read its token.
-                Err(kube::Error::Api(s)) if s.code == 409 => continue,
-                Err(e) => return Err(e.to_string()),
-            }
+        let own = || Ok([("token".to_string(), own.clone().into_bytes())].into());
+        let data = shared_secret(master, &settings.namespace, TOKEN_SECRET, "Opaque", own).await?;
+        let token =
+            data.get("token").map(|b| String::from_utf8_lossy(b).trim().to_string()).unwrap_or_default();
+        if let Some(problem) = mc_types::config::token_problem(&token) {
+            return Err(format!("Secret {TOKEN_SECRET}: key token {problem}"));
         }
-        Err(format!("Secret {TOKEN_SECRET} could not be read or created"))
+        Ok(token)
     };
-    match tokio::time::timeout(Duration::from_secs(15), work).await {
+    match tokio::time::timeout(SHARE_TIMEOUT, work).await {
         Ok(Ok(token)) => {
             info!(secret = TOKEN_SECRET, namespace = %settings.namespace, "admin token shared through a Secret");
             tokens[0].0 = token;
