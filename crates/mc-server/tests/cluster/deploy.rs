@@ -155,6 +155,10 @@ fn check_deployment(deployment: &Value, config: &ServerConfig, service_account: 
     let c = &pod["containers"][0];
     assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/readyz");
     assert_eq!(c["livenessProbe"]["httpGet"]["path"], "/healthz");
+    // The probes speak what the port speaks: HTTPS unless plain http is asked for.
+    let scheme = if config.server.plain_http { Value::Null } else { json!("HTTPS") };
+    assert_eq!(c["readinessProbe"]["httpGet"]["scheme"], scheme);
+    assert_eq!(c["livenessProbe"]["httpGet"]["scheme"], scheme);
     assert!(
         c["resources"]["requests"]["cpu"].is_string() && c["resources"]["requests"]["memory"].is_string()
     );
@@ -267,6 +271,13 @@ fn the_helm_chart_renders_what_the_api_server_accepts() {
         find(&objs, "Secret").into_iter().find(|s| s["stringData"]["config.yaml"].is_string()).unwrap();
     let config = server_config(config_secret);
     assert_eq!(config.server.token(), None, "the token is not in the config file");
+    // HTTPS with the CA mc-server makes, its certificate naming the Service.
+    assert!(!config.server.plain_http && config.server.tls().is_none());
+    assert!(
+        config.server.tls_sans.iter().any(|s| s.ends_with(&format!(".{HELM_NAMESPACE}.svc"))),
+        "{:?}",
+        config.server.tls_sans
+    );
     // A generated 48-character token in its own Secret, handed to mc-server as MC_TOKEN.
     let token_secret = find(&objs, "Secret")
         .into_iter()
@@ -353,6 +364,28 @@ fn a_short_token_fails_to_render_and_tls_serves_https_only() {
     let mount = c["volumeMounts"].as_array().unwrap().iter().find(|m| m["name"] == "tls").expect("tls mount");
     assert_eq!(mount["readOnly"], true);
     assert!(mount.get("subPath").is_none(), "a renewed certificate must show up in the pod");
+    let config = server_config(
+        find(&objs, "Secret").into_iter().find(|s| s["stringData"]["config.yaml"].is_string()).unwrap(),
+    );
+    assert!(config.server.tls_sans.is_empty(), "no names for a certificate it does not make");
+
+    // Plain http only when asked for, and never beside a certificate.
+    let rendered = helm_template(&env, &["--set", "tls.plainHTTP=true"]);
+    let objs = objects(&env.clusters[0], &rendered);
+    let config = server_config(
+        find(&objs, "Secret").into_iter().find(|s| s["stringData"]["config.yaml"].is_string()).unwrap(),
+    );
+    assert!(config.server.plain_http);
+    let sa = one(&objs, "ServiceAccount")["metadata"]["name"].as_str().unwrap().to_string();
+    check_deployment(one(&objs, "Deployment"), &config, &sa);
+    let both =
+        helm(&env, &["template", "mc", &chart, "--set", "tls.plainHTTP=true", "--set", "tls.secretName=x"]);
+    assert!(!both.status.success());
+    assert!(
+        text(&both.stderr).contains("tls.plainHTTP and tls.secretName exclude each other"),
+        "{}",
+        text(&both.stderr)
+    );
 }
 
 #[test]
@@ -563,7 +596,7 @@ async fn check_syncs_and_dispatches(env: &TestEnv, server: &McServer, test: &str
     let kubeconfig = std::fs::read(&env.clusters.last().unwrap().kubeconfig).unwrap();
     let form = reqwest::multipart::Form::new()
         .part("kubeconfig", reqwest::multipart::Part::bytes(kubeconfig).file_name("config"));
-    let http = reqwest::Client::new();
+    let http = server.http();
     let resp = http
         .post(format!("{}/v1/join?cluster={join_name}", server.url))
         .bearer_auth(server.token())
@@ -659,8 +692,10 @@ async fn in_cluster_mode_uses_the_pods_service_account() {
     let (host, port) = url.trim_start_matches("https://").rsplit_once(':').unwrap();
     let config = config_with_master(&env, test, "");
     // No token configured: in-cluster, the generated token is kept in the Secret mc-server-token
-    // of the server's namespace (so replicas and restarts share it).
+    // of the server's namespace (so replicas and restarts share it), and the CA it makes for
+    // HTTPS in the Secret mc-server-tls.
     kubectl(master, &["delete", "secret", "mc-server-token", "-n", NAMESPACE, "--ignore-not-found"], None);
+    kubectl(master, &["delete", "secret", "mc-server-tls", "-n", NAMESPACE, "--ignore-not-found"], None);
     let data = env.dir.join(test).join("data").display().to_string();
     let launch = Launch {
         args: &["--namespace", NAMESPACE, "--data-dir", &data],
@@ -680,11 +715,35 @@ async fn in_cluster_mode_uses_the_pods_service_account() {
     assert!(shared.len() >= 16, "a generated token in the Secret: {shared:?}");
     let (status, _) = server.get("/v1/clusters").await;
     assert_eq!(status, reqwest::StatusCode::UNAUTHORIZED, "no token configured still means closed");
+    // The CA clients trust is the Secret's: a pod that starts with an empty volume (a restart,
+    // another replica) serves a certificate from the same CA.
+    let secret_ca = |key: &str| {
+        let jsonpath = format!("jsonpath={{.data.{}}}", key.replace('.', "\\."));
+        let out =
+            kubectl(master, &["get", "secret", "mc-server-tls", "-n", NAMESPACE, "-o", &jsonpath], None);
+        base64_decode(out.trim())
+    };
+    let ca = std::fs::read(server.ca().unwrap()).unwrap();
+    assert_eq!(secret_ca("ca.crt"), ca, "the CA is kept in the Secret mc-server-tls");
+    assert!(String::from_utf8(secret_ca("ca.key")).unwrap().contains("PRIVATE KEY"));
+    let secret_type =
+        kubectl(master, &["get", "secret", "mc-server-tls", "-n", NAMESPACE, "-o", "jsonpath={.type}"], None);
+    assert_eq!(secret_type.trim(), "kubernetes.io/tls");
     let server = server.with_token(&shared);
     let (_, clusters) = server.get("/v1/clusters").await;
     let me = clusters.as_array().unwrap().iter().find(|c| c["name"] == master.name.as_str()).unwrap().clone();
     assert_eq!(me["isMaster"], true, "{me}");
     check_syncs_and_dispatches(&env, &server, test).await;
+    drop(server);
+
+    // A pod on an empty volume takes the Secret's CA and signs its own certificate with it.
+    let fresh = env.dir.join(test).join("data-fresh").display().to_string();
+    let launch = Launch { args: &["--namespace", NAMESPACE, "--data-dir", &fresh], ..launch };
+    let options = Options { config: Some(config_with_master(&env, test, "")), ..Default::default() };
+    let again = McServer::start_with(&env, test, options, launch).await.with_token(&shared);
+    assert_eq!(std::fs::read(again.ca().unwrap()).unwrap(), ca, "the same CA after a restart");
+    let (status, _) = again.get("/v1/clusters").await;
+    assert_eq!(status, reqwest::StatusCode::OK, "served over HTTPS from the Secret's CA");
 }
 
 /// Standard base64 (what kubectl prints for Secret data).

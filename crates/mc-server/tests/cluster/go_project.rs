@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::server::{McServer, Options, config_with};
+use crate::server::{Launch, McServer, Options, config_with};
 use crate::testenv::{TestEnv, eventually};
 
 /// The Go project's CRDs, as its repository ships them.
@@ -118,11 +118,13 @@ async fn over_the_go_projects_crds_and_objects_on_a_shared_mariadb_everything_wo
     let master = &env.clusters[0];
     let client = env.client(master).await.unwrap();
 
-    let config = config_with(&env, "go-project", "server:\n  anonymousRead: true");
-    let server = McServer::start(
+    // What the Go project's CLI needs: no token, plain http.
+    let config = config_with(&env, "go-project", "server:\n  anonymousRead: true\n  plainHTTP: true");
+    let server = McServer::start_with(
         &env,
         "go-project",
         Options { storage: Some(mariadb()), config: Some(config), ..Default::default() },
+        Launch { plain_http: true, ..Default::default() },
     )
     .await;
 
@@ -323,7 +325,7 @@ async fn a_crd_that_cannot_be_installed_is_reported_and_stops_neither_sync_nor_l
         McServer::spawn(&env, "crd-refused", Options { storage: Some(mariadb()), ..Default::default() });
     let why = eventually("/readyz says why", Duration::from_secs(60), || async {
         // The server may not listen yet.
-        let resp = reqwest::get(format!("{}/readyz", server.url)).await.ok()?;
+        let resp = server.client()?.get(format!("{}/readyz", server.url)).send().await.ok()?;
         let status = resp.status();
         let body: Value = resp.json().await.ok()?;
         (status == StatusCode::SERVICE_UNAVAILABLE && body["error"].as_str()?.contains("scope"))

@@ -342,7 +342,7 @@ async fn a_restart_while_the_master_is_unreachable_keeps_joined_rows_and_is_not_
     let opts = Options { config: Some(config), storage: Some(storage), port: None };
     let outage = McServer::spawn(&env, "join-outage-down", opts);
     let reason = eventually("/readyz 503 naming the restore", Duration::from_secs(30), || async {
-        let resp = reqwest::get(format!("{}/readyz", outage.url)).await.ok()?;
+        let resp = outage.client()?.get(format!("{}/readyz", outage.url)).send().await.ok()?;
         let status = resp.status();
         let body: Value = resp.json().await.ok()?;
         let error = body["error"].as_str()?.to_string();

@@ -9,8 +9,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
 use serde_json::Value;
 
-use crate::server::{Launch, McServer, Options, TEST_TOKEN};
-use crate::testenv::{TestEnv, eventually, kubectl_path};
+use crate::server::{McServer, Options, TEST_TOKEN};
+use crate::testenv::{TestEnv, kubectl_path};
 
 /// A kubeconfig whose only context points at mc-server (or one of its `/clusters/NAME` paths).
 pub(crate) fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: &str) -> PathBuf {
@@ -45,26 +45,14 @@ fn rows(text: &str) -> Vec<Vec<String>> {
     text.lines().map(|l| l.split_whitespace().map(String::from).collect()).collect()
 }
 
-/// An mc-server speaking HTTPS (kubectl sends a bearer token only over HTTPS), ready: the
-/// server, its https URL, its CA file and a client trusting it.
+/// An mc-server as it starts without TLS settings, ready: HTTPS with the CA it made itself
+/// (kubectl sends a bearer token only over HTTPS). The server, its https URL, its CA file and a
+/// client trusting it.
 pub(crate) async fn start_https(env: &TestEnv, test: &str) -> (McServer, String, PathBuf, reqwest::Client) {
-    let (ca, crt, key) = crate::certs::issue(&env.dir.join(format!("{test}-tls")), test);
-    let (crt_arg, key_arg) = (crt.display().to_string(), key.display().to_string());
-    let launch =
-        Launch { args: &["--tls-cert-file", &crt_arg, "--tls-key-file", &key_arg], ..Default::default() };
-    let server = McServer::spawn_with(env, test, Options::default(), launch);
-    let url = server.url.replace("http://", "https://");
-    // No idle connections kept: the server closes those after its header timeout.
-    let https = reqwest::Client::builder()
-        .pool_max_idle_per_host(0)
-        .add_root_certificate(reqwest::Certificate::from_pem(&std::fs::read(&ca).unwrap()).unwrap())
-        .build()
-        .unwrap();
-    eventually("mc-server ready over HTTPS", Duration::from_secs(90), || async {
-        let r = https.get(format!("{url}/readyz")).send().await.ok()?;
-        (r.status() == reqwest::StatusCode::OK).then_some(())
-    })
-    .await;
+    let server = McServer::start(env, test, Options::default()).await;
+    let (url, ca) = (server.url.clone(), server.ca().unwrap().to_path_buf());
+    assert!(url.starts_with("https://"), "{url}");
+    let https = server.http().clone();
     (server, url, ca, https)
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -53,16 +54,27 @@ pub struct Launch<'a> {
     pub wrapper: Option<&'a Path>,
     /// Let the server write the CLI config of `$HOME` (tests set `HOME` in [`Launch::envs`]).
     pub write_cli_config: bool,
+    /// Serve plain http (`--plain-http`), for the tests about plain http; by default the server
+    /// serves HTTPS with its own CA, which this handle trusts.
+    pub plain_http: bool,
+    /// The CA to trust when the test configures a certificate of its own (`--tls-cert-file`).
+    pub ca: Option<&'a Path>,
 }
 
 /// A running mc-server, killed on drop.
 pub struct McServer {
     child: Option<Child>,
-    /// Base URL, `http://127.0.0.1:PORT`.
+    /// Base URL, `https://127.0.0.1:PORT` (`http://` with [`Launch::plain_http`]).
     pub url: String,
     /// Log file.
     pub log: PathBuf,
-    http: reqwest::Client,
+    /// Its data directory; the CA it made is `tls/ca.crt` there.
+    #[allow(dead_code)] // read by the security tests
+    pub data_dir: PathBuf,
+    /// The CA this handle trusts, `None` over plain http.
+    ca: Option<PathBuf>,
+    /// A client for `url`, made once the CA exists (the server writes it at start).
+    http: OnceLock<reqwest::Client>,
     token: Option<String>,
 }
 
@@ -82,6 +94,12 @@ impl McServer {
     pub fn spawn_with(env: &TestEnv, test: &str, opts: Options, launch: Launch<'_>) -> McServer {
         let port = opts.port.unwrap_or_else(free_port);
         let storage = opts.storage.unwrap_or_else(|| sqlite_url(env, test));
+        // The test's own data directory, else one next to its SQLite file (never the user's).
+        let given =
+            launch.args.iter().position(|a| *a == "--data-dir").map(|i| PathBuf::from(launch.args[i + 1]));
+        let data_dir = given.clone().unwrap_or_else(|| env.dir.join("mc-server").join(test).join("data"));
+        let data_arg = data_dir.display().to_string();
+        let data_args: Vec<&str> = if given.is_some() { vec![] } else { vec!["--data-dir", &data_arg] };
         let config = opts.config.unwrap_or_else(|| env.dir.join("config.yaml"));
         let logs = env.dir.join("logs");
         std::fs::create_dir_all(&logs).unwrap();
@@ -100,6 +118,8 @@ impl McServer {
             .args(["--config", &config.display().to_string(), "--bind", "127.0.0.1"])
             .args(["--port", &port.to_string(), "--storage", &storage])
             .args(if launch.write_cli_config { &[][..] } else { &["--no-cli-config"][..] })
+            .args(&data_args)
+            .args(if launch.plain_http { &["--plain-http"][..] } else { &[][..] })
             .args(launch.args)
             .env("RUST_LOG", "info,mc_server=debug")
             .env("MC_TOKEN", TEST_TOKEN)
@@ -108,11 +128,19 @@ impl McServer {
             .stderr(out)
             .spawn()
             .expect("starting mc-server");
+        let scheme = if launch.plain_http { "http" } else { "https" };
+        let ca = match (launch.plain_http, launch.ca) {
+            (true, _) => None,
+            (false, Some(ca)) => Some(ca.to_path_buf()),
+            (false, None) => Some(data_dir.join("tls").join("ca.crt")),
+        };
         McServer {
             child: Some(child),
-            url: format!("http://127.0.0.1:{port}"),
+            url: format!("{scheme}://127.0.0.1:{port}"),
             log,
-            http: reqwest::Client::new(),
+            data_dir,
+            ca,
+            http: OnceLock::new(),
             token: Some(
                 launch.envs.iter().find(|(k, _)| *k == "MC_TOKEN").map_or(TEST_TOKEN, |(_, v)| v).to_string(),
             ),
@@ -131,6 +159,35 @@ impl McServer {
         let mut s = Self::spawn_with(env, test, opts, launch);
         s.wait_ready(Duration::from_secs(90)).await;
         s
+    }
+
+    /// The CA file this handle trusts (the server's own unless the test gave one); `None` over
+    /// plain http.
+    pub fn ca(&self) -> Option<&Path> {
+        self.ca.as_deref()
+    }
+
+    /// A client for [`McServer::url`] that trusts the server's CA (no idle connections kept:
+    /// the server closes those after its header timeout). Panics before the CA exists: wait for
+    /// readiness first, or use [`McServer::client`].
+    pub fn http(&self) -> &reqwest::Client {
+        self.client().unwrap_or_else(|| panic!("no CA at {:?} yet; log: {}", self.ca, self.log.display()))
+    }
+
+    /// As [`McServer::http`], `None` while the server has not made its CA yet.
+    pub fn client(&self) -> Option<&reqwest::Client> {
+        if let Some(client) = self.http.get() {
+            return Some(client);
+        }
+        let mut builder = reqwest::Client::builder().pool_max_idle_per_host(0);
+        if let Some(ca) = &self.ca {
+            let pem = std::fs::read(ca).ok()?;
+            builder = builder
+                .tls_built_in_root_certs(false)
+                .add_root_certificate(reqwest::Certificate::from_pem(&pem).ok()?);
+        }
+        let _ = self.http.set(builder.build().unwrap());
+        self.http.get()
     }
 
     /// The process id, while it runs.
@@ -153,7 +210,8 @@ impl McServer {
             {
                 panic!("mc-server exited with {status}; log: {}\n{}", self.log.display(), tail(&self.log));
             }
-            if let Ok(r) = self.http.get(format!("{}/readyz", self.url)).send().await
+            if let Some(http) = self.client()
+                && let Ok(r) = http.get(format!("{}/readyz", self.url)).send().await
                 && r.status() == StatusCode::OK
             {
                 return;
@@ -171,7 +229,7 @@ impl McServer {
 
     /// GET a path; returns status and JSON body.
     pub async fn get(&self, path_and_query: &str) -> (StatusCode, Value) {
-        let mut req = self.http.get(format!("{}{path_and_query}", self.url));
+        let mut req = self.http().get(format!("{}{path_and_query}", self.url));
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
@@ -184,7 +242,7 @@ impl McServer {
 
     /// GET a path; returns status, the `Warning` headers and the JSON body.
     pub async fn get_warned(&self, path_and_query: &str) -> (StatusCode, Vec<String>, Value) {
-        let mut req = self.http.get(format!("{}{path_and_query}", self.url));
+        let mut req = self.http().get(format!("{}{path_and_query}", self.url));
         if let Some(t) = &self.token {
             req = req.bearer_auth(t);
         }
@@ -210,7 +268,7 @@ impl McServer {
     pub async fn join(&self, name: &str, kubeconfig: impl Into<Vec<u8>>, query: &str) -> (StatusCode, Value) {
         let part = reqwest::multipart::Part::bytes(kubeconfig.into()).file_name("config");
         let form = reqwest::multipart::Form::new().part("kubeconfig", part);
-        let req = self.http.post(format!("{}/v1/join?cluster={name}{query}", self.url)).multipart(form);
+        let req = self.http().post(format!("{}/v1/join?cluster={name}{query}", self.url)).multipart(form);
         let resp = req.bearer_auth(self.token()).send().await.expect("request to mc-server");
         let status = resp.status();
         (status, resp.json().await.unwrap_or(Value::Null))
@@ -218,7 +276,7 @@ impl McServer {
 
     /// `DELETE /v1/unjoin?cluster=NAME` with this handle's token; status and JSON body.
     pub async fn unjoin(&self, name: &str) -> (StatusCode, Value) {
-        let req = self.http.delete(format!("{}/v1/unjoin?cluster={name}", self.url));
+        let req = self.http().delete(format!("{}/v1/unjoin?cluster={name}", self.url));
         let resp = req.bearer_auth(self.token()).send().await.expect("request to mc-server");
         let status = resp.status();
         (status, resp.json().await.unwrap_or(Value::Null))
@@ -226,7 +284,7 @@ impl McServer {
 
     /// GET a path without any token.
     pub async fn get_anonymous(&self, path_and_query: &str) -> (StatusCode, Value) {
-        let resp = self.http.get(format!("{}{path_and_query}", self.url)).send().await.unwrap();
+        let resp = self.http().get(format!("{}{path_and_query}", self.url)).send().await.unwrap();
         let status = resp.status();
         (status, resp.json().await.unwrap_or(Value::Null))
     }

@@ -176,7 +176,7 @@ async fn list_with_cluster_returns_exactly_what_the_clusters_hold_on_every_backe
         assert_eq!(body.as_array().unwrap().len(), CONFIGMAPS * env.clusters.len(), "{backend}");
         // A watch sends the same objects first, read a page at a time, then waits for changes.
         let url = format!("{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&watch=true", server.url);
-        let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
+        let resp = server.http().get(url).bearer_auth(server.token()).send().await.unwrap();
         let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));
         let mut lines = tokio_util::io::StreamReader::new(bytes).lines();
         let mut watched = BTreeSet::new();
@@ -755,7 +755,7 @@ async fn pagination_selectors_and_clusters_endpoint_work_together() {
     // Pages of 37 give every object once, in a stable order.
     let mut seen = Vec::new();
     let mut token: Option<String> = None;
-    let http = reqwest::Client::new();
+    let http = server.http();
     loop {
         let mut url = format!(
             "{}/v1/list_with_cluster?gvr=configmaps&namespace={NS}&labelSelector=tier&limit=37",
@@ -924,7 +924,8 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
         (c["status"] == "NotReady" && c["since"].is_string()).then_some(())
     })
     .await;
-    let resp = reqwest::Client::new()
+    let resp = server
+        .http()
         .get(format!("{}/v1/list_with_cluster?gvr=v1/configmaps&namespace={NS}&limit=0", server.url))
         .bearer_auth(server.token())
         .send()
@@ -941,7 +942,8 @@ async fn a_cluster_down_at_start_is_not_ready_and_synced_once_it_is_back() {
         "its rows are still served"
     );
     // An answer without its rows carries no warning.
-    let resp = reqwest::Client::new()
+    let resp = server
+        .http()
         .get(format!(
             "{}/v1/list?gvr=v1/configmaps&cluster={}&namespace={NS}&limit=0",
             server.url, env.clusters[0].name
@@ -1122,7 +1124,7 @@ pub(crate) async fn open_watch(
     path: &str,
 ) -> (String, tokio::io::Lines<impl tokio::io::AsyncBufRead + Unpin + use<>>) {
     let url = format!("{}{path}", server.url);
-    let resp = reqwest::Client::new().get(url).bearer_auth(server.token()).send().await.unwrap();
+    let resp = server.http().get(url).bearer_auth(server.token()).send().await.unwrap();
     assert_eq!(resp.status(), StatusCode::OK);
     let content_type = resp.headers()["content-type"].to_str().unwrap_or_default().to_string();
     let bytes = resp.bytes_stream().map(|r| r.map_err(std::io::Error::other));

@@ -17,7 +17,7 @@ async fn call(
     path: &str,
     token: Option<&str>,
 ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", server.url));
+    let mut req = server.http().request(method, format!("{}{path}", server.url));
     if let Some(t) = token {
         req = req.bearer_auth(t);
     }
@@ -134,11 +134,22 @@ async fn a_first_start_without_a_token_generates_a_private_one() {
         .expect("CLI config written");
     assert_eq!(cli.token.as_deref(), Some(token.as_str()), "{cli:?}");
     assert_eq!(Some(cli.server_port.to_string().as_str()), server.url.rsplit(':').next(), "{cli:?}");
-    // A restart keeps the token.
+    // ... and HTTPS with the CA the server made, so clients verify it (and kubectl sends the
+    // token): the CA's key private, the CA itself readable by the user.
+    let tls = data.join("tls");
+    assert!(cli.server_url().starts_with("https://"), "{cli:?}");
+    assert_eq!(cli.certificate_authority.as_deref(), Some(tls.join("ca.crt").to_str().unwrap()), "{cli:?}");
+    assert_eq!(std::fs::metadata(&tls).unwrap().permissions().mode() & 0o777, 0o700);
+    for key in ["ca.key", "server.key"] {
+        assert_eq!(std::fs::metadata(tls.join(key)).unwrap().permissions().mode() & 0o777, 0o600, "{key}");
+    }
+    let ca = std::fs::read(tls.join("ca.crt")).unwrap();
+    // A restart keeps the token and the CA.
     server.stop();
     let mut again = McServer::spawn_with(&env, "sec-generated", Options::default(), launch);
     again.wait_ready(Duration::from_secs(90)).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), token);
+    assert_eq!(std::fs::read(tls.join("ca.crt")).unwrap(), ca, "clients keep trusting the same CA");
     let (status, _, _) = call(&again, Method::GET, "/v1/clusters", Some(&token)).await;
     assert_eq!(status, StatusCode::OK);
 }

@@ -40,10 +40,13 @@ async fn tls_files_mean_https_only_with_that_certificate_reloaded_on_change() {
     std::fs::copy(&crt1, &cert).unwrap();
     std::fs::copy(&key1, &key).unwrap();
     let (cert_arg, key_arg) = (cert.display().to_string(), key.display().to_string());
-    let launch =
-        Launch { args: &["--tls-cert-file", &cert_arg, "--tls-key-file", &key_arg], ..Default::default() };
+    let launch = Launch {
+        args: &["--tls-cert-file", &cert_arg, "--tls-key-file", &key_arg],
+        ca: Some(&ca1),
+        ..Default::default()
+    };
     let server = McServer::spawn_with(&env, "sec-tls", Options::default(), launch);
-    let https = server.url.replace("http://", "https://");
+    let https = server.url.clone();
     let trusted = client(&ca1);
     eventually("HTTPS /readyz", Duration::from_secs(90), || async {
         (status(&trusted, &format!("{https}/readyz"), None).await == Some(StatusCode::OK)).then_some(())
@@ -68,7 +71,11 @@ async fn tls_files_mean_https_only_with_that_certificate_reloaded_on_change() {
     .await
     .unwrap();
     assert!(!plain.starts_with("HTTP/"), "plain HTTP was answered: {plain:?}");
-    assert!(reqwest::get(format!("{}/healthz", server.url)).await.is_err(), "plain HTTP client succeeded");
+    assert!(
+        reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.is_err(),
+        "plain HTTP client succeeded"
+    );
+    assert!(!server.data_dir.join("tls").exists(), "no CA of its own beside a configured certificate");
 
     // A client that does not trust the issuer is refused.
     let (ca2, crt2, key2) = issue(&dir, "second");
