@@ -1,8 +1,7 @@
 //! The test environment: clusters from `MC_TESTENV_DIR`, the real kubectl, a real mc-server, and
 //! `kubectl multicluster` run through kubectl's plugin mechanism.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -137,6 +136,8 @@ pub struct Server {
     pub log: PathBuf,
     /// The `~/.multi-cluster-operator/config` for this server.
     pub cli_config: PathBuf,
+    /// The CA the server made for its HTTPS (`<data-dir>/tls/ca.crt`).
+    pub ca: PathBuf,
 }
 
 impl Server {
@@ -154,8 +155,8 @@ impl Server {
             .arg("--config")
             .arg(env.dir.join("config.yaml"))
             .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--no-cli-config"])
-            // No token given: the server generates one into the data directory, as at a first
-            // start, and the CLI config below carries it.
+            // No token and no certificate given: the server generates a token and a CA into the
+            // data directory, as at a first start, and the CLI config below carries them.
             .arg("--data-dir")
             .arg(&data)
             .env_remove("MC_TOKEN")
@@ -166,13 +167,16 @@ impl Server {
             .stderr(log_file)
             .spawn()
             .expect("starting mc-server");
-        let mut server = Server { child: Some(child), port, log, cli_config: data.join("cli-config") };
+        let ca = data.join("tls").join("ca.crt");
+        let mut server = Server { child: Some(child), port, log, cli_config: data.join("cli-config"), ca };
         server.wait_ready(Duration::from_secs(120));
         let token = std::fs::read_to_string(data.join("token")).expect("the server's generated token");
         let text = format!(
-            "serverIP: 127.0.0.1\nserverPort: {port}\nmasterClusterKubeConfigPath: {}\ntoken: {}\n",
+            "serverIP: https://127.0.0.1\nserverPort: {port}\nmasterClusterKubeConfigPath: {}\ntoken: {}\n\
+             certificateAuthority: {}\n",
             env.kubeconfig(env.master()).display(),
-            token.trim()
+            token.trim(),
+            server.ca.display()
         );
         std::fs::write(&server.cli_config, text).unwrap();
         server
@@ -204,7 +208,7 @@ impl Server {
             if let Ok(Some(status)) = self.child.as_mut().unwrap().try_wait() {
                 panic!("mc-server exited with {status}; log {}:\n{}", self.log.display(), tail(&self.log));
             }
-            if http_get(self.port, "/readyz").is_some_and(|(code, _)| code == 200) {
+            if https_get(&self.ca, self.port, "/readyz").is_some_and(|(code, _)| code == 200) {
                 return;
             }
             if start.elapsed() > timeout {
@@ -311,16 +315,22 @@ pub fn split_row(line: &str) -> Vec<String> {
     line.split("   ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned).collect()
 }
 
-/// A plain HTTP/1.0 GET on 127.0.0.1: status and body.
-pub fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
-    let mut text = String::new();
-    stream.read_to_string(&mut text).ok()?;
-    let code = text.split_whitespace().nth(1)?.parse().ok()?;
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
-    Some((code, body))
+/// An HTTPS GET on 127.0.0.1 trusting only `ca`: status and body; `None` while the CA is not
+/// written yet or nothing answers.
+pub fn https_get(ca: &Path, port: u16, path: &str) -> Option<(u16, String)> {
+    let pem = std::fs::read(ca).ok()?;
+    let client = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&pem).ok()?)
+        .timeout(Duration::from_secs(10))
+        .build()
+        .ok()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+    runtime.block_on(async {
+        let resp = client.get(format!("https://127.0.0.1:{port}{path}")).send().await.ok()?;
+        let code = resp.status().as_u16();
+        Some((code, resp.text().await.ok()?))
+    })
 }
 
 fn tail(path: &Path) -> String {

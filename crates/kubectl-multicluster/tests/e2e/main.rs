@@ -16,6 +16,7 @@ mod ports;
 mod apply;
 mod errors;
 mod join;
+mod kubeconfig;
 mod list;
 mod secure;
 mod watch;
