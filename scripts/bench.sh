@@ -8,6 +8,7 @@
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
+#   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
 #   scripts/bench.sh report    [--check] (the table in docs/benchmarks.md from the latest results files)
 #
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
@@ -22,9 +23,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|report)$ ]] || usage 2 19
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|access|report)$ ]] || usage 2 20
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6 [access]=10000)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -39,7 +40,7 @@ BIN=$(scripts/testenv bin)
 release_build() {
   case $MODE in
     sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen ;;
-    replicas) cargo build --release -q -p mc-server --bin mc-server ;;
+    replicas | access) cargo build --release -q -p mc-server --bin mc-server ;;
     dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
     store) cargo build --release -q -p mc-server --example store_bench ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
@@ -93,6 +94,11 @@ read -r PORT PORT1 PORT2 PORT3 MY_PORT PG_PORT < <(free_ports 6)
 export MC_TESTDB_MYSQL_PORT=${MC_TESTDB_MYSQL_PORT:-$MY_PORT} MC_TESTDB_POSTGRES_PORT=${MC_TESTDB_POSTGRES_PORT:-$PG_PORT}
 # The server's admin token (the API is closed without one); the CLI reads MC_TOKEN too.
 export MC_TOKEN=${MC_TOKEN:-bench-$(random_hex 16)}
+# Plain http, asked for (mc-server serves HTTPS by default): readiness is asked every 20 ms by
+# bash itself, which speaks no TLS (see http_ready in lib.sh), and the figures stay comparable
+# with the results files. An environment variable, not --plain-http: the prebuilt binaries of
+# MC_BENCH_TARGET may predate the flag.
+export MC_PLAIN_HTTP=true
 AUTH=(-H "Authorization: Bearer $MC_TOKEN")
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 # CPU, in clock ticks: `ticks PID...` what the processes used (user + system; 0 for one gone);
@@ -318,6 +324,39 @@ bench_cli() {
   stop_server
 }
 
+# The caller's rights come from the members' RBAC: a ServiceAccount of the master (bench1),
+# bound to `view` in 50 of the 100 namespaces that hold the pods, its token reviewed by bench1.
+bench_access() {
+  local n=${1:-10000} namespaces=34 bound=(17 17 16) per_ns c i j k token
+  per_ns=$(((n + 3 * namespaces - 1) / (3 * namespaces)))
+  step "Creating $n pods (kwok) in $((3 * namespaces)) namespaces of ${#CLUSTERS[@]} clusters" >&2
+  for i in "${!CLUSTERS[@]}"; do
+    c=${CLUSTERS[$i]}
+    k=(--kubeconfig "$WORK/clusters/$c.kubeconfig")
+    for ((j = 0; j < namespaces; j++)); do
+      "$BIN/kubectl" "${k[@]}" create namespace "team-$j" >/dev/null
+      "$BIN/kubectl" "${k[@]}" -n "team-$j" create deployment many --image nginx --replicas "$per_ns" >/dev/null
+      if ((j < bound[i])); then
+        "$BIN/kubectl" "${k[@]}" -n "team-$j" create rolebinding reader --clusterrole view \
+          --user system:serviceaccount:default:bench-reader >/dev/null
+      fi
+    done
+  done
+  for c in "${CLUSTERS[@]}"; do
+    for ((j = 0; j < namespaces; j++)); do
+      until [[ $("$BIN/kubectl" --kubeconfig "$WORK/clusters/$c.kubeconfig" -n "team-$j" get deploy many -o jsonpath='{.status.readyReplicas}') == "$per_ns" ]]; do sleep 2; done
+    done
+  done
+  "$BIN/kubectl" --kubeconfig "$WORK/clusters/bench1.kubeconfig" -n default create serviceaccount bench-reader >/dev/null
+  token=$("$BIN/kubectl" --kubeconfig "$WORK/clusters/bench1.kubeconfig" -n default create token bench-reader --duration 1h)
+  start_server "sqlite://$WORK/access.db"
+  # Synced: every pod and every binding is in the store before anything is timed.
+  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list_with_cluster?gvr=v1/pods&limit=0" | json_count) -ge $((per_ns * 3 * namespaces)) ]]; do sleep 1; done
+  until [[ $(curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/list?gvr=rolebindings.rbac.authorization.k8s.io&name=reader&limit=0" | json_count) -ge 50 ]]; do sleep 1; done
+  python3 scripts/bench/access.py "http://127.0.0.1:$PORT" "$MC_TOKEN" "$token" 15
+  stop_server
+}
+
 bench_join() {
   local n=${1:-10000}
   step "Loading $n ConfigMaps into bench3" >&2
@@ -461,6 +500,7 @@ case $MODE in
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
+  access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
 esac
 results=$(python3 scripts/bench/results.py --mode "$MODE" --figures "$WORK/figures.jsonl" \
   --started "$STARTED" --load-at-start "$LOAD_AT_START" --command "scripts/bench.sh $*" \

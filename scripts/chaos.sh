@@ -66,7 +66,9 @@ for n in ${NAMES//,/ }; do KUBECONFIGS+=("$CLUSTERS_DIR/$n.kubeconfig"); done
 MASTER=${KUBECONFIGS[0]}
 TOKEN=chaos-$(random_hex 16)
 PORT=$(free_ports 1)
-URL=http://127.0.0.1:$PORT
+URL=https://127.0.0.1:$PORT
+# The CA the server makes at its first start; every start below keeps it (same data directory).
+CA=$WORK/data/tls/ca.crt
 FAILED=0
 
 # start_server STORAGE LEASE_NAMESPACE: starts mc-server in the background (no wait).
@@ -75,13 +77,13 @@ start_server() {
     --config "$CLUSTERS_DIR/config.yaml" --bind 127.0.0.1 --port "$PORT" \
     --storage "$1" --namespace "$2" --no-cli-config --data-dir "$WORK/data"
 }
-server_ready() { wait_ready "$PORT" "$SERVER_PID" "$1" "$WORK/mc-server.log"; } # SECONDS
+server_ready() { wait_ready "$PORT" "$SERVER_PID" "$1" "$WORK/mc-server.log" "$CA"; } # SECONDS
 # readyz_becomes CODE SECONDS: seconds until /readyz answers CODE, or -1.
 readyz_becomes() {
   local t0 end code
   t0=$(now) end=$(( $(date +%s) + $2 ))
   while :; do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$URL/readyz" || true)
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 --cacert "$CA" "$URL/readyz" || true)
     if [[ $code == "$1" ]]; then elapsed "$t0" "$(now)" 2; return 0; fi
     if [[ $(date +%s) -ge $end ]]; then echo -1; return 0; fi
     sleep 0.5
@@ -90,7 +92,7 @@ readyz_becomes() {
 stop_server() { [[ -z $SERVER_PID ]] || stop_job "$SERVER_PID"; SERVER_PID=""; }
 compare() { # namespace
   python3 scripts/chaos/compare.py --kubectl "$BIN/kubectl" --clusters "$CLUSTERS_DIR" --names "$NAMES" \
-    --namespace "$1" --server "$URL" --token "$TOKEN"
+    --namespace "$1" --server "$URL" --token "$TOKEN" --ca "$CA"
 }
 # converge NAMESPACE -> prints the last comparison and sets CONVERGE_SECONDS (or -1)
 converge() {

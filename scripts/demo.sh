@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: three local clusters (tencent1 = master, tencent2, tencent4), mc-server on embedded
-# SQLite, the kubectl plugin, the Go project's three MultiClusterResource examples, and a
-# tour of the CLI (list, describe, unjoin, join).
+# SQLite (HTTPS with the CA it makes itself), the kubectl plugin, the Go project's three
+# MultiClusterResource examples, a tour of the CLI (list, describe, unjoin, join), and plain
+# kubectl reading every cluster through mc-server.
 #
 #   scripts/demo.sh          build what is missing, start everything, show it (leaves it running)
 #   scripts/demo.sh down     stop everything the demo started
@@ -13,6 +14,8 @@ DEMO_DIR=${MC_DEMO_DIR:-$HOME/.cache/kubectl-multicluster/demo}
 CLUSTERS=tencent1,tencent2,tencent4
 PORT=${MC_DEMO_PORT:-31888}
 PIDFILE=$DEMO_DIR/mc-server.pid
+# The CA mc-server makes at its first start for its HTTPS; clients trust it.
+CA=$DEMO_DIR/data/tls/ca.crt
 
 if [[ ${1:-} == down ]]; then
   step "Stopping the demo"
@@ -44,17 +47,17 @@ step "4/7 Three local clusters: $CLUSTERS"
 scripts/testenv up --names "$CLUSTERS" --dir "$DEMO_DIR/clusters"
 scripts/testenv status --dir "$DEMO_DIR/clusters"
 
-step "5/7 mc-server on embedded SQLite, http://127.0.0.1:$PORT"
-if pid_alive "$PIDFILE" && http_ready "$PORT" 2>/dev/null; then
+step "5/7 mc-server on embedded SQLite, https://127.0.0.1:$PORT"
+if pid_alive "$PIDFILE" && https_ready "$PORT" "$CA" 2>/dev/null; then
   info "already running (pid $(cat "$PIDFILE"))"
 else
-  port_taken "$PORT" && fail "port $PORT is taken; set MC_DEMO_PORT to another port"
+  port_taken "$PORT" && fail "port $PORT is taken (an earlier demo? scripts/demo.sh down); or set MC_DEMO_PORT to another port"
   # nohup: the demo's server outlives this script and its terminal.
   start_mc_server SERVER_PID "$DEMO_DIR/mc-server.log" nohup "$TARGET/mc-server" \
     --config "$DEMO_DIR/clusters/config.yaml" --bind 127.0.0.1 --port "$PORT" \
     --data-dir "$DEMO_DIR/data" --no-cli-config
   echo "$SERVER_PID" >"$PIDFILE"
-  wait_ready "$PORT" "$SERVER_PID" 120 "$DEMO_DIR/mc-server.log" ||
+  wait_ready "$PORT" "$SERVER_PID" 120 "$DEMO_DIR/mc-server.log" "$CA" ||
     fail "mc-server exited or was not ready after 2 minutes; see $DEMO_DIR/mc-server.log"
   info "ready (pid $SERVER_PID, log $DEMO_DIR/mc-server.log)"
 fi
@@ -66,10 +69,11 @@ if [[ -f $USER_CONFIG && -z ${KUBECTL_MULTICLUSTER_CONFIG:-} ]] && ! grep -q "$D
   export KUBECTL_MULTICLUSTER_CONFIG=$DEMO_DIR/cli-config
   info "keeping your $USER_CONFIG; the demo uses KUBECTL_MULTICLUSTER_CONFIG=$KUBECTL_MULTICLUSTER_CONFIG"
 fi
-# The server generated its admin token at first start (no token configured: closed by default).
+# The server generated its admin token and its CA at first start (nothing configured: closed and
+# HTTPS by default).
 TOKEN_FILE=$DEMO_DIR/data/token
-./generate-config.sh --ip 127.0.0.1 --port "$PORT" --config "$DEMO_DIR/clusters/tencent1.kubeconfig" \
-  --token "$(cat "$TOKEN_FILE")" --force
+./generate-config.sh --ip https://127.0.0.1 --port "$PORT" --config "$DEMO_DIR/clusters/tencent1.kubeconfig" \
+  --token "$(cat "$TOKEN_FILE")" --certificate-authority "$CA" --force
 K() { printf '\n\033[36m$ kubectl %s\033[0m\n' "$*"; kubectl "$@"; }
 
 step "7/7 A tour"
@@ -100,14 +104,20 @@ for _ in $(seq 1 30); do
   sleep 1
 done
 K multicluster list clusters
+# Plain kubectl reads every cluster through mc-server: the kubeconfig carries the server's CA
+# and the token, which kubectl sends over HTTPS.
+printf '\n\033[36m$ kubectl multicluster kubeconfig > %s\033[0m\n' "$DEMO_DIR/mc.kubeconfig"
+kubectl multicluster kubeconfig >"$DEMO_DIR/mc.kubeconfig"
+K --kubeconfig "$DEMO_DIR/mc.kubeconfig" --context multicluster get pods -A
 
 step "The demo is running"
 cat <<TXT
     Try:            export PATH="$DEMO_DIR/bin:\$PATH"${KUBECTL_MULTICLUSTER_CONFIG:+ KUBECTL_MULTICLUSTER_CONFIG=$KUBECTL_MULTICLUSTER_CONFIG}
                     kubectl multicluster list pods -A
                     kubectl multicluster list deploy --clusterName tencent2 -o wide
-                    curl -s -H "Authorization: Bearer \$(cat $TOKEN_FILE)" http://127.0.0.1:$PORT/v1/clusters
-    kubeconfigs:    $DEMO_DIR/clusters/<name>.kubeconfig
+                    kubectl --kubeconfig $DEMO_DIR/mc.kubeconfig --context multicluster-tencent2 get deploy -A
+                    curl -s --cacert $CA -H "Authorization: Bearer \$(cat $TOKEN_FILE)" https://127.0.0.1:$PORT/v1/clusters
+    kubeconfigs:    $DEMO_DIR/clusters/<name>.kubeconfig (mc-server: $DEMO_DIR/mc.kubeconfig)
     server log:     $DEMO_DIR/mc-server.log
     stop it with:   scripts/demo.sh down
 TXT

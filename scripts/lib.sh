@@ -107,9 +107,17 @@ start_mc_server() {
   printf -v "$1" %s $!
 }
 
-# http_ready PORT: whether the mc-server on 127.0.0.1:PORT answers /readyz with 200. Asked by bash
-# itself, not by curl: it starts no process (the bench asks every 20 ms beside what it times,
-# and a curl each time used an eighth of a core of the 2 there are).
+# mc-server serves HTTPS with a CA it makes at first start (<data-dir>/tls/ca.crt) unless it is
+# started with --plain-http; the scripts trust that CA.
+# https_ready PORT CA: whether the mc-server on 127.0.0.1:PORT answers /readyz with 200 over
+# HTTPS, verified with CA (false while the server has not written it yet).
+https_ready() {
+  [[ -f $2 ]] && curl -fsS -o /dev/null --max-time 5 --cacert "$2" "https://127.0.0.1:$1/readyz"
+}
+
+# http_ready PORT: the same over plain http (--plain-http). Asked by bash itself, not by curl:
+# it starts no process (the bench asks every 20 ms beside what it times, and a curl each time
+# used an eighth of a core of the 2 there are).
 http_ready() {
   local fd status=""
   exec {fd}<>"/dev/tcp/127.0.0.1/$1" || return 1
@@ -119,10 +127,15 @@ http_ready() {
   [[ $status == 200 ]]
 }
 
-# wait_ready PORT PID SECONDS LOG: waits until the mc-server PID answers /readyz on PORT; fails
-# when SECONDS pass or it exits first (then the end of LOG is shown).
+# wait_ready PORT PID SECONDS LOG [CA]: waits until the mc-server PID answers /readyz on PORT,
+# over HTTPS trusting CA when given (else plain http); fails when SECONDS pass or it exits first
+# (then the end of LOG is shown).
 wait_ready() {
-  wait_for "$3" "$2" http_ready "$1" && return 0
+  if [[ -n ${5:-} ]]; then
+    wait_for "$3" "$2" https_ready "$1" "$5" && return 0
+  else
+    wait_for "$3" "$2" http_ready "$1" && return 0
+  fi
   process_gone "$2" && tail -20 "$4" >&2
   return 1
 }

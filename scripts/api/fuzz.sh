@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # API conformance: schemathesis (from PyPI, in a cached venv) over /openapi.json of a real
-# mc-server, with every check and the token the server generated at its first start.
+# mc-server, with every check, over the HTTPS and with the token the server set up at its first
+# start (schemathesis trusts the CA the server made).
 #
 #   scripts/api/fuzz.sh --clusters DIR [--examples N]
 #
@@ -32,17 +33,18 @@ BIN=${MC_SERVER_BIN:-${CARGO_TARGET_DIR:-target}/debug/mc-server}
 [[ -x $BIN ]] || fail "no mc-server at $BIN (cargo build -p mc-server first, or set MC_SERVER_BIN)"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mc-fuzz.XXXXXX")
 PORT=$(free_ports 1)
-# No token given: the server generates one, as at a first start.
+# No token and no certificate given: the server generates both, as at a first start.
 PID=""
 trap '[[ -z $PID ]] || stop_job "$PID"; rm -rf "$WORK"' EXIT
 start_mc_server PID "$WORK/mc-server.log" env -u MC_TOKEN "$BIN" --config "$CLUSTERS/config.yaml" \
   --bind 127.0.0.1 --port "$PORT" --data-dir "$WORK" --storage "sqlite://$WORK/mc.db" --no-cli-config
-wait_ready "$PORT" "$PID" 60 "$WORK/mc-server.log" || fail "mc-server exited or was not ready within 60 s"
+CA=$WORK/tls/ca.crt
+wait_ready "$PORT" "$PID" 60 "$WORK/mc-server.log" "$CA" || fail "mc-server exited or was not ready within 60 s"
 TOKEN=$(cat "$WORK/token")
 cd "$WORK"
 set +e
 "$VENV/bin/schemathesis" --config-file "$OLDPWD/scripts/api/schemathesis.toml" run \
-  "http://127.0.0.1:$PORT/openapi.json" --checks all -H "Authorization: Bearer $TOKEN" \
+  "https://127.0.0.1:$PORT/openapi.json" --checks all -H "Authorization: Bearer $TOKEN" --tls-verify "$CA" \
   --max-examples "$EXAMPLES" --workers 2 --request-timeout 20 --suppress-health-check too_slow,filter_too_much \
   --seed 20261124 >"$WORK/schemathesis.txt" 2>&1
 rc=$?
