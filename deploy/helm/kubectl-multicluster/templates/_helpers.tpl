@@ -66,6 +66,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.token (lt (len (toString .Values.token)) 16) }}
 {{- fail "token must be at least 16 characters (or empty: the chart generates one)" }}
 {{- end }}
+{{- if and .Values.tls.plainHTTP .Values.tls.secretName }}
+{{- fail "tls.plainHTTP and tls.secretName exclude each other: remove one" }}
+{{- end }}
 {{- if lt (int .Values.replicas) 0 }}
 {{- fail "replicas must not be negative" }}
 {{- end }}
@@ -101,6 +104,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- /* The admin token comes as MC_TOKEN from the token Secret, not through this file. */}}
 {{- $server := dict "port" 31888 "bind" "0.0.0.0" "anonymousRead" .Values.anonymousRead "metricsAuth" .Values.metricsAuth }}
 {{- with .Values.tokens }}{{ $_ := set $server "tokens" . }}{{ end }}
+{{- if .Values.tls.plainHTTP }}{{ $_ := set $server "plainHTTP" true }}
+{{- else if not .Values.tls.secretName }}
+{{- /* The certificate mc-server makes names the Service too, as Pods and Ingresses reach it. */}}
+{{- $svc := printf "%s.%s.svc" (include "kubectl-multicluster.fullname" .) .Release.Namespace }}
+{{- $_ := set $server "tlsSANs" (concat (list $svc (printf "%s.cluster.local" $svc)) .Values.tls.sans) }}
+{{- end }}
 {{- $sync := dict "excludeGroups" .Values.sync.excludeGroups "excludeResources" .Values.sync.excludeResources "redactSecrets" .Values.sync.redactSecrets }}
 {{- with .Values.sync.maxClustersPerReplica }}{{ $_ := set $sync "maxClustersPerReplica" (int .) }}{{ end }}
 {{- if not (kindIs "invalid" .Values.sync.unpagedListMax) }}{{ $_ := set $sync "unpagedListMax" (int .Values.sync.unpagedListMax) }}{{ end }}
@@ -119,9 +128,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* A probe from the values, over HTTPS when the chart serves TLS. */}}
+{{/* A probe from the values, over HTTPS unless the chart serves plain http. */}}
 {{- define "kubectl-multicluster.probe" -}}
 {{- $probe := deepCopy .probe }}
-{{- if and .root.Values.tls.secretName $probe.httpGet }}{{ $_ := set $probe.httpGet "scheme" "HTTPS" }}{{ end }}
+{{- if and (not .root.Values.tls.plainHTTP) $probe.httpGet }}{{ $_ := set $probe.httpGet "scheme" "HTTPS" }}{{ end }}
 {{- toYaml $probe }}
 {{- end }}
