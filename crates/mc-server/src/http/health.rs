@@ -49,6 +49,11 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    let body = state.metrics.render(&state.registry);
+    let mut body = state.metrics.render(&state.registry);
+    body.push_str(&format!(
+        "# HELP mc_token_reviews_total TokenReviews sent to the master cluster (kept answers are not counted).\n\
+         # TYPE mc_token_reviews_total counter\nmc_token_reviews_total {}\n",
+        state.reviewer.reviews_sent()
+    ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -6,6 +6,7 @@
 
 mod testenv;
 
+mod access;
 mod certs;
 mod deploy;
 mod dispatch;

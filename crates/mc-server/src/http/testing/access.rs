@@ -175,6 +175,8 @@ async fn requests_are_counted_by_identity() {
     api.call(Method::GET, "/api/v1/pods", Some(ALICE)).await;
     let metrics = api.get("/metrics").await.text();
     assert!(metrics.contains("mc_http_requests_by_identity_total{identity=\"alice\"} 2"), "{metrics}");
+    // Known tokens are not reviewed again.
+    assert!(metrics.contains("mc_token_reviews_total 0"), "{metrics}");
 }
 
 #[tokio::test]
