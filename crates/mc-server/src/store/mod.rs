@@ -8,7 +8,7 @@
 //! columns, declares its dialect and holds the statements only it runs.
 //!
 //! Tables (see `migrations/<backend>/0001_init.sql`):
-//! - `resources`: one row per object, columns compatible with the original project's table,
+//! - `resources`: one row per object, columns compatible with the Go project's table,
 //!   unique by (group, version, resource, cluster, namespace, name) and by (cluster, uid, group,
 //!   version, resource);
 //! - `resource_labels`: `(resource_id, key, value)`, indexed on `(key, value)`, so label

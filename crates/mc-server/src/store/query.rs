@@ -97,7 +97,7 @@ pub enum Order {
     /// continue with [`Cursor`]s.
     #[default]
     Name,
-    /// Newest object first (by creation time, then the stable order), as the original answered.
+    /// Newest object first (by creation time, then the stable order), as the Go project's server answered.
     /// One page only: no [`Page::next`].
     Newest,
 }

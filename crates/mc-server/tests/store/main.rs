@@ -77,21 +77,21 @@ async fn a_mysql_lock_wait_timeout_is_retried() {
     harness::run(harness::Kind::MySql, "lock_wait_timeout", scenarios::a_lock_wait_timeout_is_retried).await;
 }
 
-/// A MySQL database the Go original used: its `resources` table is set aside (kept, renamed) and
+/// A MySQL database the Go project used: its `resources` table is set aside (kept, renamed) and
 /// ours is created, so mc-server starts on the same database.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_go_originals_mysql_database_is_taken_over() {
+async fn the_go_projects_mysql_database_is_taken_over() {
     use sqlx::{Connection as _, Executor as _};
-    let (url, to_clean) = harness::prepare(harness::Kind::MySql, "go_original").await;
+    let (url, to_clean) = harness::prepare(harness::Kind::MySql, "go_project").await;
     let mut c = sqlx::MySqlConnection::connect(&url).await.unwrap();
-    c.execute(include_str!("original_resources_table.sql")).await.unwrap();
+    c.execute(include_str!("go_project_resources_table.sql")).await.unwrap();
     c.execute(
         "INSERT INTO resources (namespace, name, cluster, `group`, version, resource, kind, uid, object) \
          VALUES ('default', 'old', 'tencent1', '', 'v1', 'configmaps', 'ConfigMap', 'u-1', '{}')",
     )
     .await
     .unwrap();
-    let store = mc_server::store::Store::connect(&url).await.expect("starts on the original's database");
+    let store = mc_server::store::Store::connect(&url).await.expect("starts on the Go project's database");
     let kept: Vec<String> = sqlx::query_scalar(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 'resources_go_original_%'",
     )
@@ -101,7 +101,7 @@ async fn the_go_originals_mysql_database_is_taken_over() {
     assert_eq!(kept.len(), 1, "{kept:?}");
     let rows: i64 =
         sqlx::query_scalar(&format!("SELECT COUNT(*) FROM `{}`", kept[0])).fetch_one(&mut c).await.unwrap();
-    assert_eq!(rows, 1, "the original's rows are kept");
+    assert_eq!(rows, 1, "the Go project's rows are kept");
     assert_eq!(store.count("tencent1").await.unwrap(), 0, "ours starts empty and fills by syncing");
     // A second start finds our migrations and touches nothing.
     store.close().await;

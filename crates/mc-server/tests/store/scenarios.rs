@@ -355,7 +355,7 @@ pub async fn pages_return_every_row_once_in_stable_order(ctx: Ctx) {
             assert_eq!(pages, total.div_ceil(limit as usize).max(1), "limit {limit}: no empty last page");
         }
     }
-    // limit 0 means all, as in the original API.
+    // limit 0 means all, as in the Go project's API.
     let zero = s.query(&Query { limit: Some(0), ..Query::default() }).await.unwrap();
     assert_eq!(zero.items.len(), 225);
 }

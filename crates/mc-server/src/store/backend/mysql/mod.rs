@@ -75,15 +75,15 @@ pub(in crate::store) async fn connect(url: &str) -> Result<MySqlPool> {
         .connect_with(options)
         .await
         .map_err(connect_error)?;
-    set_aside_the_originals_table(&pool).await?;
+    set_aside_the_go_projects_table(&pool).await?;
     MIGRATOR.run(&pool).await.map_err(|error| Error::Migrate { backend: "mysql", error })?;
     Ok(pool)
 }
 
-/// A database the Go original used has its `resources` table (MyISAM, no natural key) and none
+/// A database the Go project used has its `resources` table (MyISAM, no natural key) and none
 /// of our migrations. That table is only a cache of the clusters, but it is kept: renamed to
 /// `resources_go_original_<unix seconds>` (rename it back to roll back), and ours is created.
-async fn set_aside_the_originals_table(pool: &MySqlPool) -> Result<()> {
+async fn set_aside_the_go_projects_table(pool: &MySqlPool) -> Result<()> {
     let count = |table: &'static str| {
         sqlx::query_scalar::<_, i64>(
             "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
@@ -96,7 +96,7 @@ async fn set_aside_the_originals_table(pool: &MySqlPool) -> Result<()> {
     }
     let kept = format!("resources_go_original_{}", k8s_openapi::jiff::Timestamp::now().as_second());
     sqlx::query(&format!("RENAME TABLE resources TO `{kept}`")).execute(pool).await?;
-    tracing::warn!(table = %kept, "the Go original's resources table was renamed; ours is created next to it");
+    tracing::warn!(table = %kept, "the Go project's resources table was renamed; ours is created next to it");
     Ok(())
 }
 
