@@ -27,6 +27,9 @@ pub mod paths {
     pub const UNJOIN: &str = "/v1/unjoin";
     /// `GET` → JSON array of [`super::ClusterInfo`].
     pub const CLUSTERS: &str = "/v1/clusters";
+    /// `GET ?verb=&gvr=` (and `namespace`, `name`, `subresource`, `cluster`, `user`, `group`) →
+    /// JSON array of [`super::CanIAnswer`], one per cluster in name order.
+    pub const CAN_I: &str = "/v1/auth/can-i";
     /// Liveness.
     pub const HEALTHZ: &str = "/healthz";
     /// Readiness.
@@ -81,6 +84,20 @@ impl From<&GvrError> for ApiErrorBody {
             candidates: if candidates.is_empty() { None } else { Some(candidates.to_vec()) },
         }
     }
+}
+
+/// One cluster's answer of `/v1/auth/can-i`: may the caller (or the user asked about) do this
+/// there?
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CanIAnswer {
+    /// The cluster.
+    pub cluster: String,
+    /// Whether it is allowed.
+    pub allowed: bool,
+    /// What allows it: the binding (`RoleBinding/NAMESPACE/NAME`, `ClusterRoleBinding/NAME`) or
+    /// the static token's role (`static token: read role`); empty when denied.
+    #[serde(default)]
+    pub reason: String,
 }
 
 /// Body of a successful join or unjoin: `{"res": "..."}`.

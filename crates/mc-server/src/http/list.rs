@@ -108,20 +108,7 @@ impl ListRequest {
     /// Resolves names and selectors against the registry's discovery data: the query, and the
     /// type it reads.
     pub fn to_query(&self, state: &AppState) -> ApiResult<(StoreQuery, ResourceInfo)> {
-        let gvr_text = self.gvr.as_deref().ok_or_else(|| {
-            ApiError::bad_request(
-                "missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)",
-            )
-        })?;
-        let spec = GvrSpec::parse(gvr_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let catalog = ResourceCatalog::new(state.registry.catalog());
-        if catalog.is_empty() {
-            return Err(ApiError::unavailable("no cluster has been discovered yet; try again shortly"));
-        }
-        let info = catalog.resolve(&spec).map_err(|e| {
-            let candidates = e.candidates().to_vec();
-            ApiError::not_found(e.to_string()).with_candidates(candidates)
-        })?;
+        let info = resolve_type(state, self.gvr.as_deref())?;
         if let Some(ns) = &self.namespace {
             params::namespace(ns)?;
         }
@@ -196,8 +183,27 @@ impl ListRequest {
         if let Some(token) = &self.continue_token {
             query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
         }
-        Ok((query, info.clone()))
+        Ok((query, info))
     }
+}
+
+/// The type a `gvr` parameter names, in any form, resolved through the registry's catalog: 400
+/// when it is missing or malformed, 404 with candidates when no type or several match, 503
+/// before any cluster was discovered.
+pub fn resolve_type(state: &AppState, gvr: Option<&str>) -> ApiResult<ResourceInfo> {
+    let gvr_text = gvr.ok_or_else(|| {
+        ApiError::bad_request("missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)")
+    })?;
+    let spec = GvrSpec::parse(gvr_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let catalog = ResourceCatalog::new(state.registry.catalog());
+    if catalog.is_empty() {
+        return Err(ApiError::unavailable("no cluster has been discovered yet; try again shortly"));
+    }
+    let info = catalog.resolve(&spec).map_err(|e| {
+        let candidates = e.candidates().to_vec();
+        ApiError::not_found(e.to_string()).with_candidates(candidates)
+    })?;
+    Ok(info.clone())
 }
 
 /// Runs a list request: a watch stream as it is, a page with its continue token, or — without

@@ -3,9 +3,11 @@
 //! The `/v1` paths keep the Go project's HTTP API, so its CLI and scripts work unchanged: the
 //! paths, parameters and JSON shapes of [`list`] and [`join`]. Our plugin speaks the same API,
 //! with what we added ([`list`]'s selectors, pages and watches, `/v1/clusters`,
-//! `/v1/resources`); [`list`]'s module documentation names the parts our plugin does not use,
-//! kept for the Go project's CLI and scripts. The Kubernetes API ([`kube`]) is ours alone.
+//! `/v1/resources`, [`can_i`]); [`list`]'s module documentation names the parts our plugin does
+//! not use, kept for the Go project's CLI and scripts. The Kubernetes API ([`kube`]) is ours
+//! alone.
 
+pub mod can_i;
 pub mod clusters;
 pub mod error;
 pub mod health;
@@ -78,6 +80,7 @@ pub fn router(state: AppState) -> Router {
     let routes = Router::new()
         .merge(list::router())
         .merge(clusters::router())
+        .merge(can_i::router())
         .merge(kube::router())
         .merge(admin)
         .merge(health::router())

@@ -40,6 +40,26 @@ fn list_params() -> Value {
     ])
 }
 
+fn can_i_params() -> Value {
+    let text = |max: u32| json!({"type": "string", "maxLength": max});
+    json!([
+        {"name": "verb", "in": "query", "required": true,
+         "schema": {"type": "string", "minLength": 1, "maxLength": 63, "pattern": "^([A-Za-z]+|\\*)$"},
+         "description": "The verb asked about: get, list, watch, or any other (create, delete, impersonate, *): it is a question, not a request."},
+        {"name": "gvr", "in": "query", "required": true,
+         "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
+         "description": "Resource type, in any form /v1/list takes (v1/pods, apps/v1/deployments, pods, deploy, deployments.apps)."},
+        param("namespace", "In this namespace (default: across every namespace, where only ClusterRoleBindings count). Left out for a cluster-scoped type, with a Warning.", text(63)),
+        param("name", "Of the object with this name (rules with resourceNames count only then).", text(253)),
+        param("subresource", "Of this subresource: status, log, scale, ….", text(63)),
+        param("cluster", "Only this cluster (default: every cluster).", text(63)),
+        param("user", "Ask for this user instead of the caller (an admin token only, as kubectl auth can-i --as); it is given the groups kube-apiserver gives an impersonated user.", text(253)),
+        {"name": "group", "in": "query", "required": false, "style": "form", "explode": true,
+         "description": "With user: a group of that user (repeatable, as --as-group).",
+         "schema": {"type": "array", "items": {"type": "string", "maxLength": 253}}}
+    ])
+}
+
 /// A JSON error answer.
 fn error(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
@@ -112,7 +132,10 @@ pub fn document(anonymous_read: bool) -> Value {
                     "singular": {"type": "string"}, "kind": {"type": "string"},
                     "shortNames": {"type": "array", "items": {"type": "string"}}, "namespaced": {"type": "boolean"},
                     "verbs": {"type": "array", "items": {"type": "string"}}}},
-                "Res": {"type": "object", "required": ["res"], "properties": {"res": {"type": "string"}}}
+                "Res": {"type": "object", "required": ["res"], "properties": {"res": {"type": "string"}}},
+                "CanIAnswer": {"type": "object", "required": ["cluster", "allowed", "reason"], "properties": {
+                    "cluster": {"type": "string"}, "allowed": {"type": "boolean"},
+                    "reason": {"type": "string", "description": "What allows it: RoleBinding/NAMESPACE/NAME, ClusterRoleBinding/NAME, or static token: read role / admin role; empty when denied."}}}
             }
         },
         "security": [{"bearer": []}],
@@ -129,6 +152,10 @@ pub fn document(anonymous_read: bool) -> Value {
                 "responses": with_errors(json!({"200": ok("clusters", json!({"type": "array", "items": {"$ref": "#/components/schemas/Cluster"}}))}))}},
             "/v1/resources": {"get": { "security": read_security.clone(),"summary": "Resource types discovered in the clusters (role read)",
                 "responses": with_errors(json!({"200": ok("resource types", json!({"type": "array", "items": {"$ref": "#/components/schemas/Resource"}}))}))}},
+            "/v1/auth/can-i": {"get": { "security": read_security.clone(), "summary": "May the caller (or, for an admin token, the user asked about) do a verb to a type, cluster by cluster: decided by each member's RBAC as kubectl auth can-i would be answered there; a static token by its role",
+                "parameters": can_i_params(),
+                "responses": with_errors(json!({"200": ok("one answer per cluster, in name order", json!({"type": "array", "items": {"$ref": "#/components/schemas/CanIAnswer"}})),
+                    "403": error("user or group given without an admin token")}))}},
             "/v1/join": {"post": {"summary": "Join a cluster at runtime (role admin). The kubeconfig may carry inline credentials only: exec, auth-provider, tokenFile and file paths are refused; http:// servers need insecure=true and get no credentials.",
                 "parameters": [
                     {"name": "cluster", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}},

@@ -94,7 +94,8 @@ pub fn shown(s: &str) -> String {
 fn max_len(key: &str) -> usize {
     match key {
         "gvr" | "name" => MAX_NAME,
-        "cluster" | "clusterName" | "namespace" => MAX_LABEL,
+        "cluster" | "clusterName" | "namespace" | "verb" | "subresource" => MAX_LABEL,
+        "user" | "group" => MAX_NAME,
         "limit" | "watch" | "order" | "timeoutSeconds" | "allowWatchBookmarks" | "sendInitialEvents" => 20,
         _ if key.starts_with("labels[") => MAX_LABEL,
         _ => MAX_TEXT,
@@ -152,6 +153,48 @@ pub fn object_name(name: &str) -> ApiResult<()> {
         return Ok(());
     };
     Err(ApiError::bad_request(format!("name \"{}\" is invalid: a name {why}", shown(name))))
+}
+
+/// A verb of an authorization question: `*`, or letters (RBAC compares verbs as given; those of
+/// Kubernetes are lowercase words such as `get`, `deletecollection`, `impersonate`), at most
+/// [`MAX_LABEL`] characters (400 otherwise).
+pub fn verb(verb: &str) -> ApiResult<()> {
+    let valid = verb == "*"
+        || (!verb.is_empty() && verb.len() <= MAX_LABEL && verb.bytes().all(|b| b.is_ascii_alphabetic()));
+    if valid {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "verb \"{}\" is invalid: a verb is * or letters (get, list, watch, create, …), at most {MAX_LABEL} characters",
+        shown(verb)
+    )))
+}
+
+/// A subresource (`status`, `log`, `ephemeralcontainers`, …): a DNS-1123 label (400 otherwise).
+pub fn subresource(subresource: &str) -> ApiResult<()> {
+    if is_label(subresource) {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "subresource \"{}\" is invalid: a subresource is lowercase letters, digits and '-' (status, log, exec, …), at most {MAX_LABEL} characters",
+        shown(subresource)
+    )))
+}
+
+/// A user or group name as authenticators give them (`alice`, `system:serviceaccount:ns:sa`,
+/// `oidc:dev-team`): not empty, no control characters, at most [`MAX_NAME`] characters (400
+/// otherwise). `what` is `user` or `group`.
+pub fn subject(what: &str, name: &str) -> ApiResult<()> {
+    let why = if name.is_empty() {
+        "may not be empty"
+    } else if name.chars().any(char::is_control) {
+        "may not contain control characters"
+    } else if name.len() > MAX_NAME {
+        "may be at most 253 characters long"
+    } else {
+        return Ok(());
+    };
+    Err(ApiError::bad_request(format!("{what} \"{}\" is invalid: a {what} name {why}", shown(name))))
 }
 
 /// A cluster name, as the registry names clusters (400 otherwise).

@@ -13,6 +13,7 @@
 // API's is in `kube/tests`).
 mod access;
 mod auth;
+mod can_i;
 mod join;
 mod list;
 mod service;

@@ -1,0 +1,296 @@
+//! `GET /v1/auth/can-i`: may the caller do VERB to a type, cluster by cluster? The question
+//! `kubectl auth can-i` asks one cluster, asked of every member at once and answered as each
+//! member's RBAC authorizer would answer it, from the RBAC objects in the store (see
+//! [`crate::authz`]); a static token's role answers for itself.
+//!
+//! It is a question, not a request: any verb may be asked about, also those mc-server never
+//! serves. An admin token may ask for another user and groups (`user=`, `group=`), as
+//! `kubectl auth can-i --as` does; the user is then given the groups kube-apiserver gives an
+//! impersonated user.
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use mc_types::ResourceInfo;
+use mc_types::api::{CanIAnswer, paths};
+use mc_types::config::Role;
+
+use super::warnings::add_warnings;
+use super::{ApiError, ApiResult, AppState, params};
+use crate::authz::{Decision, Request, User};
+use crate::identity::{Caller, Grant};
+
+/// The verbs a `read` token may use.
+const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
+
+/// The user name of unauthenticated requests, which impersonation gives no
+/// `system:authenticated` group.
+const ANONYMOUS: &str = "system:anonymous";
+
+/// Routes of this module.
+pub fn router() -> Router<AppState> {
+    Router::new().route(paths::CAN_I, get(can_i))
+}
+
+/// The query parameters as given, each once (`group` repeats).
+#[derive(Debug, Default)]
+struct Params {
+    verb: Option<String>,
+    gvr: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+    cluster: Option<String>,
+    user: Option<String>,
+    groups: Vec<String>,
+}
+
+impl Params {
+    /// Reads the pairs: unknown or repeated parameters are 400 (a typo must not change the
+    /// question silently); an empty value is no value, except for `group`.
+    fn from_pairs(pairs: Vec<(String, String)>) -> ApiResult<Params> {
+        let mut p = Params::default();
+        for (key, value) in pairs {
+            params::check_len(&key, &value)?;
+            let slot = match key.as_str() {
+                "verb" => &mut p.verb,
+                "gvr" => &mut p.gvr,
+                "namespace" => &mut p.namespace,
+                "name" => &mut p.name,
+                "subresource" => &mut p.subresource,
+                "cluster" => &mut p.cluster,
+                "user" => &mut p.user,
+                "group" => {
+                    params::subject("group", &value)?;
+                    p.groups.push(value);
+                    continue;
+                }
+                _ => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown query parameter \"{}\" (known: verb, gvr, namespace, name, subresource, cluster, user, group)",
+                        params::shown(&key)
+                    )));
+                }
+            };
+            if slot.is_some() {
+                return Err(ApiError::bad_request(format!("parameter \"{key}\" is given more than once")));
+            }
+            *slot = (!value.is_empty()).then_some(value);
+        }
+        Ok(p)
+    }
+
+    /// Checks every name, without looking anything up.
+    fn check(&self) -> ApiResult<()> {
+        match &self.verb {
+            Some(verb) => params::verb(verb)?,
+            None => {
+                return Err(ApiError::bad_request(
+                    "missing parameter verb (e.g. verb=get, verb=list, verb=watch, verb=create)",
+                ));
+            }
+        }
+        if let Some(ns) = &self.namespace {
+            params::namespace(ns)?;
+        }
+        if let Some(name) = &self.name {
+            params::object_name(name)?;
+        }
+        if let Some(sub) = &self.subresource {
+            params::subresource(sub)?;
+        }
+        if let Some(cluster) = &self.cluster {
+            params::cluster(cluster)?;
+        }
+        if let Some(user) = &self.user {
+            params::subject("user", user)?;
+        }
+        if self.user.is_none() && !self.groups.is_empty() {
+            return Err(ApiError::bad_request(
+                "group needs user: ask for a user and its groups (as kubectl's --as-group needs --as)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whose rights are asked about.
+#[derive(Debug)]
+enum Subject {
+    /// A static token's role.
+    Role(Role),
+    /// A user and groups, as each member's RBAC sees them.
+    User(User),
+}
+
+/// `GET /v1/auth/can-i`: a JSON array of [`CanIAnswer`], one per cluster asked, in name order.
+async fn can_i(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Query(pairs): Query<Vec<(String, String)>>,
+) -> ApiResult<Response> {
+    let p = Params::from_pairs(pairs)?;
+    p.check()?;
+    let subject = subject(&caller, p.user.clone(), p.groups.clone())?;
+    let info = super::list::resolve_type(&state, p.gvr.as_deref())?;
+    let clusters = match &p.cluster {
+        Some(c) if state.registry.get(c).is_none() => {
+            return Err(ApiError::not_found(format!(
+                "unknown cluster \"{c}\" (known: {})",
+                state.registry.names().join(", ")
+            )));
+        }
+        Some(c) => vec![c.clone()],
+        None => {
+            let mut names = state.registry.names();
+            names.sort();
+            names
+        }
+    };
+    let verb = p.verb.as_deref().unwrap_or_default();
+    // A cluster-scoped type is never asked for in a namespace: the member would not be either.
+    let namespace = if info.namespaced { p.namespace.as_deref().unwrap_or_default() } else { "" };
+    let request = Request {
+        verb,
+        api_group: &info.group,
+        resource: &info.resource,
+        subresource: p.subresource.as_deref().unwrap_or_default(),
+        namespace,
+        name: p.name.as_deref().unwrap_or_default(),
+    };
+    let mut answers = Vec::with_capacity(clusters.len());
+    for cluster in &clusters {
+        answers.push(answer(&state, &subject, cluster, &request).await?);
+    }
+    let mut resp = Json(answers).into_response();
+    add_warnings(&mut resp, warnings(&state, &clusters, &info, p.namespace.as_deref()));
+    Ok(resp)
+}
+
+/// Whose rights the question is about: the caller's own, or (for an admin token only) the user
+/// and groups it names.
+fn subject(caller: &Caller, user: Option<String>, groups: Vec<String>) -> ApiResult<Subject> {
+    match (user, caller.grant) {
+        (Some(user), _) if caller.is_admin() => Ok(Subject::User(impersonated(user, groups))),
+        (Some(_), grant) => {
+            let who = match grant {
+                Grant::Role(_) => "this token has the read role".to_string(),
+                Grant::Rbac => format!("{} is not an mc-server admin", caller.user.name),
+            };
+            Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!("{who}; asking for another user (user=, group=) needs an admin token"),
+            ))
+        }
+        (None, Grant::Role(role)) => Ok(Subject::Role(role)),
+        (None, Grant::Rbac) => Ok(Subject::User(caller.user.clone())),
+    }
+}
+
+/// The user kube-apiserver makes of `Impersonate-User` and `Impersonate-Group`: a
+/// ServiceAccount's user asked for without groups is in its ServiceAccount groups; any user but
+/// `system:anonymous` is in `system:authenticated` (unless asked to be in
+/// `system:unauthenticated`), and `system:anonymous` in `system:unauthenticated`.
+fn impersonated(name: String, mut groups: Vec<String>) -> User {
+    if groups.is_empty()
+        && let Some(namespace) = service_account_namespace(&name)
+    {
+        groups = vec!["system:serviceaccounts".to_string(), format!("system:serviceaccounts:{namespace}")];
+    }
+    let has = |g: &str| groups.iter().any(|x| x == g);
+    let added = if name == ANONYMOUS {
+        (!has("system:unauthenticated")).then_some("system:unauthenticated")
+    } else {
+        (!has("system:authenticated") && !has("system:unauthenticated")).then_some("system:authenticated")
+    };
+    groups.extend(added.map(String::from));
+    User { name, groups }
+}
+
+/// The namespace of a ServiceAccount's user name, `system:serviceaccount:NAMESPACE:NAME`.
+fn service_account_namespace(user: &str) -> Option<&str> {
+    let rest = user.strip_prefix("system:serviceaccount:")?;
+    let (namespace, name) = rest.split_once(':')?;
+    (!namespace.is_empty() && !name.is_empty() && !name.contains(':')).then_some(namespace)
+}
+
+/// One cluster's answer.
+async fn answer(
+    state: &AppState,
+    subject: &Subject,
+    cluster: &str,
+    request: &Request<'_>,
+) -> ApiResult<CanIAnswer> {
+    let (allowed, reason) = match subject {
+        Subject::Role(Role::Admin) => (true, "static token: admin role".to_string()),
+        Subject::Role(Role::Read) if READ_VERBS.contains(&request.verb) => {
+            (true, "static token: read role".to_string())
+        }
+        Subject::Role(Role::Read) => (false, String::new()),
+        Subject::User(user) => {
+            let rbac = state
+                .access
+                .rbac(cluster)
+                .await
+                .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
+            match rbac.authorize(user, request) {
+                Decision::Allowed { by } => (true, by.to_string()),
+                Decision::Denied => (false, String::new()),
+            }
+        }
+    };
+    Ok(CanIAnswer { cluster: cluster.to_string(), allowed, reason })
+}
+
+/// The `Warning`s of an answer: clusters whose RBAC objects may be stale or incomplete (not
+/// `Synced`), and a namespace given for a cluster-scoped type (it was left out).
+fn warnings(
+    state: &AppState,
+    clusters: &[String],
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+) -> Vec<String> {
+    let behind = state.sync.health.failing_since();
+    let mut warnings: Vec<String> = state
+        .registry
+        .all()
+        .into_iter()
+        .filter(|c| clusters.iter().any(|name| name == c.name()))
+        .filter_map(|c| c.info(behind).staleness_warning())
+        .collect();
+    if let Some(ns) = namespace.filter(|_| !info.namespaced) {
+        warnings
+            .push(format!("{} is not namespaced: namespace {ns} is left out of the question", info.resource));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::impersonated;
+
+    fn groups(name: &str, groups: &[&str]) -> Vec<String> {
+        impersonated(name.to_string(), groups.iter().map(|g| g.to_string()).collect()).groups
+    }
+
+    #[test]
+    fn an_impersonated_user_gets_the_groups_kube_apiserver_gives_it() {
+        assert_eq!(groups("alice", &[]), ["system:authenticated"]);
+        assert_eq!(groups("alice", &["dev"]), ["dev", "system:authenticated"]);
+        assert_eq!(groups("alice", &["system:authenticated"]), ["system:authenticated"]);
+        assert_eq!(groups("alice", &["system:unauthenticated"]), ["system:unauthenticated"]);
+        assert_eq!(
+            groups("system:serviceaccount:team:ci", &[]),
+            ["system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"]
+        );
+        assert_eq!(groups("system:serviceaccount:team:ci", &["g"]), ["g", "system:authenticated"]);
+        assert_eq!(
+            groups("system:serviceaccount:team", &[]),
+            ["system:authenticated"],
+            "not a ServiceAccount"
+        );
+        assert_eq!(groups("system:anonymous", &[]), ["system:unauthenticated"]);
+    }
+}
