@@ -13,8 +13,8 @@ use clap::{Args, Parser, Subcommand, ValueHint};
 /// Query, apply and join across many Kubernetes clusters through mc-server.
 ///
 /// Reads ~/.multi-cluster-operator/config (serverIP, serverPort, masterClusterKubeConfigPath,
-/// token), written by `config set`. --server/--token or MC_SERVER/MC_TOKEN override it;
-/// KUBECTL_MULTICLUSTER_CONFIG names another config file.
+/// token, useKubeconfigUser), written by `config set`. --server/--token or MC_SERVER/MC_TOKEN
+/// override it; KUBECTL_MULTICLUSTER_CONFIG names another config file.
 #[derive(Debug, Parser)]
 #[command(name = "kubectl-multicluster", bin_name = "kubectl multicluster", version, max_term_width = 100)]
 pub struct Cli {
@@ -36,6 +36,19 @@ pub struct Cli {
     /// MC_INSECURE_SKIP_TLS_VERIFY]
     #[arg(long, global = true)]
     pub insecure_skip_tls_verify: bool,
+
+    /// Act as the current kubeconfig context's user: send its bearer token (token, tokenFile or
+    /// exec plugin, as kubectl gets it) instead of --token; mc-server answers as that user of
+    /// the master cluster. =false turns useKubeconfigUser off [env: MC_KUBECONFIG_USER]
+    #[arg(
+        long,
+        global = true,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true"
+    )]
+    pub kubeconfig_user: Option<bool>,
 
     /// Debug logs on stderr (-vv for more)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -67,6 +80,8 @@ pub enum Command {
     Join(JoinArgs),
     /// Remove a cluster from mc-server and forget its objects.
     Unjoin(UnjoinArgs),
+    /// Ask what a user may do in each cluster (`auth can-i`).
+    Auth(AuthArgs),
     /// Print a kubeconfig for mc-server's read-only Kubernetes API
     ///
     /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
@@ -387,6 +402,82 @@ pub struct UnjoinArgs {
     pub name: String,
 }
 
+/// `auth` arguments.
+#[derive(Debug, Args)]
+pub struct AuthArgs {
+    /// The question.
+    #[command(subcommand)]
+    pub command: AuthCommand,
+}
+
+/// `auth` verbs.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Whether an action is allowed, cluster by cluster, as each cluster's RBAC decides
+    ///
+    /// Asks mc-server, which answers from each member's Roles and bindings as that member would
+    /// answer `kubectl auth can-i`, for the caller: the user of the token sent (with
+    /// --kubeconfig-user, the current kubeconfig context's user). Prints one line per cluster;
+    /// exits 0 when the action is allowed in every cluster asked, 1 otherwise.
+    ///
+    ///   kubectl multicluster auth can-i list pods -n team-a
+    ///   kubectl multicluster auth can-i get configmaps app-config -n team-a -c tencent2
+    ///   kubectl multicluster auth can-i get pods --subresource log -n team-a
+    ///   kubectl multicluster auth can-i list secrets -A --as alice --as-group dev   (admin token)
+    #[command(name = "can-i", verbatim_doc_comment)]
+    CanI(CanIArgs),
+}
+
+/// `auth can-i` arguments.
+#[derive(Debug, Args)]
+pub struct CanIArgs {
+    /// The verb: get, list, watch, or any other (create, delete, *)
+    #[arg(value_name = "VERB")]
+    pub verb: String,
+
+    /// Resource type (pods, v1/pods, deploy, deployments.apps, …)
+    #[arg(value_name = "TYPE")]
+    pub resource: String,
+
+    /// Of this object only
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// In this namespace (default: across every namespace, where only ClusterRoleBindings count)
+    #[arg(short, long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Across every namespace (the default; accepted for kubectl habits)
+    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// Only these clusters, in this order: a,b (repeatable; default: every cluster)
+    #[arg(
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+
+    /// Of this subresource: log, status, scale, …
+    #[arg(long, value_name = "SUBRESOURCE")]
+    pub subresource: Option<String>,
+
+    /// Ask for this user instead of yourself, as kubectl's --as (needs an admin token)
+    #[arg(long = "as", value_name = "USER")]
+    pub as_user: Option<String>,
+
+    /// With --as: a group of that user (repeatable), as kubectl's --as-group
+    #[arg(long = "as-group", value_name = "GROUP", requires = "as_user")]
+    pub as_groups: Vec<String>,
+
+    /// Print nothing: the exit code answers (0 allowed everywhere asked, 1 not)
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 /// `completion` arguments.
 #[derive(Debug, Args)]
 pub struct CompletionArgs {
@@ -410,8 +501,8 @@ pub enum ConfigCommand {
     ///
     /// The global flags say what to write: --server URL (https://HOST:PORT, http://HOST:PORT or
     /// HOST:PORT), --token TOKEN (empty removes it), --certificate-authority FILE (clears
-    /// insecure-skip-tls-verify) and --insecure-skip-tls-verify (clears the CA); plus
-    /// --master-kubeconfig. The file is $KUBECTL_MULTICLUSTER_CONFIG, else
+    /// insecure-skip-tls-verify), --insecure-skip-tls-verify (clears the CA) and
+    /// --kubeconfig-user[=false] (useKubeconfigUser); plus --master-kubeconfig. The file is $KUBECTL_MULTICLUSTER_CONFIG, else
     /// ~/.multi-cluster-operator/config.
     ///
     ///   kubectl multicluster config set --server https://mc.example.com:31888 --token T \
@@ -463,6 +554,7 @@ const VERBS: &[&str] = &[
     "delete",
     "join",
     "unjoin",
+    "auth",
     "kubeconfig",
     "config",
     "completion",
@@ -478,10 +570,11 @@ pub fn normalize_args(args: Vec<OsString>) -> Vec<OsString> {
         let Some(arg) = args[i].to_str() else { return args };
         match arg {
             "--server" | "--token" | "--certificate-authority" => i += 2,
-            "--insecure-skip-tls-verify" => i += 1,
+            "--insecure-skip-tls-verify" | "--kubeconfig-user" => i += 1,
             _ if arg.starts_with("--server=")
                 || arg.starts_with("--token=")
-                || arg.starts_with("--certificate-authority=") =>
+                || arg.starts_with("--certificate-authority=")
+                || arg.starts_with("--kubeconfig-user=") =>
             {
                 i += 1
             }
@@ -599,6 +692,61 @@ mod tests {
         let Command::Join(join) = cli.command else { panic!("not join") };
         assert_eq!(join.file, PathBuf::from("/tmp/k"));
         assert!(join.insecure);
+    }
+
+    #[test]
+    fn auth_can_i_takes_kubectls_arguments() {
+        let cli = parse(&[
+            "k",
+            "auth",
+            "can-i",
+            "get",
+            "configmaps",
+            "cm-a1",
+            "-n",
+            "team",
+            "-c",
+            "a,b",
+            "--subresource",
+            "status",
+            "--as",
+            "alice",
+            "--as-group",
+            "dev",
+            "--as-group",
+            "ops",
+            "-q",
+        ])
+        .unwrap();
+        let Command::Auth(AuthArgs { command: AuthCommand::CanI(can_i) }) = cli.command else {
+            panic!("not auth can-i")
+        };
+        assert_eq!((can_i.verb.as_str(), can_i.resource.as_str()), ("get", "configmaps"));
+        assert_eq!(can_i.name.as_deref(), Some("cm-a1"));
+        assert_eq!(can_i.namespace.as_deref(), Some("team"));
+        assert_eq!(can_i.clusters, ["a", "b"]);
+        assert_eq!(can_i.subresource.as_deref(), Some("status"));
+        assert_eq!(can_i.as_user.as_deref(), Some("alice"));
+        assert_eq!(can_i.as_groups, ["dev", "ops"]);
+        assert!(can_i.quiet);
+        assert!(
+            parse(&["k", "auth", "can-i", "get", "pods", "--as-group", "dev"]).is_err(),
+            "--as-group needs --as"
+        );
+        assert!(parse(&["k", "auth", "can-i", "get"]).is_err(), "a type is needed");
+    }
+
+    #[test]
+    fn kubeconfig_user_is_a_global_switch_that_takes_an_optional_value() {
+        let cli = parse(&["k", "--kubeconfig-user", "pods"]).unwrap();
+        assert_eq!(cli.kubeconfig_user, Some(true));
+        assert!(
+            matches!(cli.command, Command::List(ref l) if l.resource == "pods"),
+            "a type after it means list"
+        );
+        let cli = parse(&["k", "list", "pods", "--kubeconfig-user=false"]).unwrap();
+        assert_eq!(cli.kubeconfig_user, Some(false));
+        assert_eq!(parse(&["k", "list", "pods"]).unwrap().kubeconfig_user, None);
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, BoxStream, StreamExt};
 use mc_types::api::{
-    ApiErrorBody, CONTINUE_HEADER, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent, paths,
+    ApiErrorBody, CONTINUE_HEADER, CanIAnswer, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent,
+    paths,
 };
 use mc_types::{GvrSpec, ResourceInfo};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
@@ -118,6 +119,43 @@ pub struct ListQuery {
     pub field_selector: Option<String>,
     /// At most this many objects; `None` (or 0) for all.
     pub limit: Option<u64>,
+}
+
+/// A question for `/v1/auth/can-i`: may the caller (or `user`) do `verb` to `gvr`?
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CanIQuery {
+    /// The verb.
+    pub verb: String,
+    /// The type, in any form the server resolves.
+    pub gvr: String,
+    /// In this namespace; `None`: across every namespace.
+    pub namespace: Option<String>,
+    /// Of this object.
+    pub name: Option<String>,
+    /// Of this subresource.
+    pub subresource: Option<String>,
+    /// In this cluster only; `None`: every cluster.
+    pub cluster: Option<String>,
+    /// For this user instead of the caller (an admin token only).
+    pub user: Option<String>,
+    /// With `user`: its groups.
+    pub groups: Vec<String>,
+}
+
+impl CanIQuery {
+    fn params(&self) -> Vec<(&'static str, String)> {
+        let mut params = vec![("verb", self.verb.clone()), ("gvr", self.gvr.clone())];
+        let optional = [
+            ("namespace", &self.namespace),
+            ("name", &self.name),
+            ("subresource", &self.subresource),
+            ("cluster", &self.cluster),
+            ("user", &self.user),
+        ];
+        params.extend(optional.into_iter().filter_map(|(k, v)| v.clone().map(|v| (k, v))));
+        params.extend(self.groups.iter().map(|g| ("group", g.clone())));
+        params
+    }
 }
 
 /// The canonical `group/version/resource` of an explicit form (`v1.configmaps` → `v1/configmaps`,
@@ -301,6 +339,12 @@ impl Client {
         }
     }
 
+    /// `GET /v1/auth/can-i`: one answer per cluster asked, in name order.
+    pub async fn can_i(&self, query: &CanIQuery) -> Result<Vec<CanIAnswer>> {
+        let resp = self.send(self.request(Method::GET, paths::CAN_I).query(&query.params())).await?;
+        self.decode(resp).await
+    }
+
     /// `POST /v1/join`: registers a cluster from a kubeconfig.
     pub async fn join(
         &self,
@@ -363,13 +407,20 @@ impl Client {
             }
             Err(_) => (text.trim().chars().take(200).collect(), vec![]),
         };
-        let hint = match status {
-            StatusCode::UNAUTHORIZED => Some(format!(
+        let hint = match (status, &self.target.kubeconfig_user) {
+            (StatusCode::UNAUTHORIZED, Some(asked)) => Some(format!(
+                "mc-server did not accept the token of the current kubeconfig context's user ({asked} \
+                 asks for it): mc-server has the master cluster review it, so the user must be one \
+                 the master cluster accepts; server from {}",
+                self.target.origin
+            )),
+            (StatusCode::UNAUTHORIZED, None) => Some(format!(
                 "mc-server needs a token: set token: in the config file, pass --token or set {TOKEN_ENV} \
                  (the server's generated token is in its <data-dir>/token); server from {}",
                 self.target.origin
             )),
-            StatusCode::FORBIDDEN => Some(format!(
+            // Reads the caller's RBAC does not allow say so themselves, as kube-apiserver does.
+            (StatusCode::FORBIDDEN, _) if needs_admin(url.path()) => Some(format!(
                 "this needs an admin token: pass one with --token or {TOKEN_ENV}; server from {}",
                 self.target.origin
             )),
@@ -393,6 +444,11 @@ impl Client {
         })?;
         Ok(bytes.into())
     }
+}
+
+/// Whether a path needs an admin token (join, unjoin, and asking for another user).
+fn needs_admin(path: &str) -> bool {
+    [paths::JOIN, paths::UNJOIN, paths::CAN_I].contains(&path)
 }
 
 /// `Accept` of a `meta.k8s.io/v1` Table, as kubectl asks for one.

@@ -17,6 +17,9 @@ pub const TOKEN_ENV: &str = "MC_TOKEN";
 pub const CA_ENV: &str = "MC_CERTIFICATE_AUTHORITY";
 /// Environment variable turning certificate verification off (`true`).
 pub const INSECURE_ENV: &str = "MC_INSECURE_SKIP_TLS_VERIFY";
+/// Environment variable: send the current kubeconfig context's user's token (`1` or `true`;
+/// `0` or `false` turns the config file's `useKubeconfigUser` off).
+pub const KUBECONFIG_USER_ENV: &str = "MC_KUBECONFIG_USER";
 
 /// How to create a config, for error messages.
 pub const HOW_TO_CREATE: &str = "kubectl multicluster config set --server URL --token TOKEN";
@@ -99,6 +102,8 @@ pub struct Overrides {
     pub certificate_authority: Option<PathBuf>,
     /// `--insecure-skip-tls-verify`.
     pub insecure_skip_tls_verify: bool,
+    /// `--kubeconfig-user` (`Some(false)`: `--kubeconfig-user=false`).
+    pub kubeconfig_user: Option<bool>,
 }
 
 /// How to reach mc-server.
@@ -110,6 +115,9 @@ pub struct ServerTarget {
     pub origin: Origin,
     /// Bearer token, if any.
     pub token: Option<String>,
+    /// Send the current kubeconfig context's user's token instead of `token`, as asked there
+    /// (see [`crate::kubeconfig_user`]).
+    pub kubeconfig_user: Option<Origin>,
     /// How to verify an `https://` server.
     pub tls: TlsSettings,
 }
@@ -189,16 +197,40 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
                 certificate_authority: ca.or_else(|| file.as_ref().and_then(|(p, c)| file_ca(p, c))),
                 insecure_skip_verify: insecure || file_insecure,
             };
-            return Ok(ServerTarget { url: normalize_url(&url, &origin)?, origin, token, tls });
+            let kubeconfig_user = self.kubeconfig_user(file.as_ref());
+            return Ok(ServerTarget {
+                url: normalize_url(&url, &origin)?,
+                origin,
+                token,
+                kubeconfig_user,
+                tls,
+            });
         }
         let (path, config) = self.config()?;
         let tls = TlsSettings {
             certificate_authority: ca.or_else(|| file_ca(&path, &config)),
             insecure_skip_verify: insecure || config.insecure_skip_tls_verify == Some(true),
         };
+        let kubeconfig_user = self.kubeconfig_user(Some(&(path.clone(), config.clone())));
         let origin = Origin::File { path, keys: "serverIP/serverPort" };
         let url = normalize_url(&config.server_url(), &origin)?;
-        Ok(ServerTarget { url, origin, token: token.or(config.token.filter(|t| !t.is_empty())), tls })
+        let token = token.or(config.token.filter(|t| !t.is_empty()));
+        Ok(ServerTarget { url, origin, token, kubeconfig_user, tls })
+    }
+
+    /// Whether to act as the current kubeconfig context's user, and where that was asked:
+    /// `--kubeconfig-user[=BOOL]`, else `MC_KUBECONFIG_USER`, else `useKubeconfigUser` in the file.
+    fn kubeconfig_user(&self, file: Option<&(PathBuf, CliConfig)>) -> Option<Origin> {
+        let (on, origin) = match (self.overrides.kubeconfig_user, (self.env)(KUBECONFIG_USER_ENV)) {
+            (Some(on), _) => (on, Origin::Flag("--kubeconfig-user")),
+            (None, Some(value)) => (value == "1" || value == "true", Origin::Env(KUBECONFIG_USER_ENV)),
+            (None, None) => {
+                let (path, config) = file?;
+                let on = config.use_kubeconfig_user == Some(true);
+                (on, Origin::File { path: path.clone(), keys: "useKubeconfigUser" })
+            }
+        };
+        on.then_some(origin)
     }
 
     /// The master cluster's kubeconfig: `--kubeconfig`, else `masterClusterKubeConfigPath`.
@@ -368,6 +400,27 @@ mod tests {
             .unwrap();
         assert_eq!(t.token.as_deref(), Some("file-token"), "the file's token is used with a --server flag");
         assert_eq!(t.url, "https://x");
+    }
+
+    #[test]
+    fn acting_as_the_kubeconfig_user_comes_from_flag_env_or_file() {
+        let f =
+            Fixture::new("kubeconfig-user", Some("serverIP: h\nserverPort: 1\nuseKubeconfigUser: true\n"));
+        let asked = |overrides: Overrides, env: &[(&str, &str)]| {
+            f.settings(overrides, env).server().unwrap().kubeconfig_user.map(|o| o.to_string())
+        };
+        let file = format!("useKubeconfigUser in {}", f.config_file().display());
+        assert_eq!(asked(Overrides::default(), &[]), Some(file));
+        let off = Overrides { kubeconfig_user: Some(false), ..Default::default() };
+        assert_eq!(asked(off, &[(KUBECONFIG_USER_ENV, "1")]), None, "the flag beats the environment");
+        assert_eq!(asked(Overrides::default(), &[(KUBECONFIG_USER_ENV, "0")]), None, "which beats the file");
+        let on = Overrides { kubeconfig_user: Some(true), server: Some("h:2".into()), ..Default::default() };
+        assert_eq!(asked(on, &[]), Some("--kubeconfig-user".into()));
+        let plain = Fixture::new("kubeconfig-user-off", Some("serverIP: h\nserverPort: 1\n"));
+        let target = plain.settings(Overrides::default(), &[]).server().unwrap();
+        assert_eq!(target.kubeconfig_user, None, "off unless asked");
+        let env = plain.settings(Overrides::default(), &[(KUBECONFIG_USER_ENV, "true")]).server().unwrap();
+        assert_eq!(env.kubeconfig_user, Some(Origin::Env(KUBECONFIG_USER_ENV)));
     }
 
     #[test]

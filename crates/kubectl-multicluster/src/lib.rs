@@ -10,6 +10,7 @@ pub mod client;
 pub mod commands;
 pub mod config;
 pub mod go_server;
+pub mod kubeconfig_user;
 pub mod master;
 pub mod print;
 

@@ -326,6 +326,7 @@ impl Settings {
                 Tls::Generated(authority) => Some(authority.ca_file().display().to_string()),
             },
             insecure_skip_tls_verify: None,
+            use_kubeconfig_user: None,
         };
         if path.exists() {
             let mut existing = CliConfig::load(&path).ok()?;

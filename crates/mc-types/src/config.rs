@@ -764,6 +764,10 @@ pub struct CliConfig {
     /// Do not verify mc-server's HTTPS certificate (new, optional; for throwaway tests only).
     #[serde(rename = "insecureSkipTlsVerify", default, skip_serializing_if = "Option::is_none")]
     pub insecure_skip_tls_verify: Option<bool>,
+    /// Send the bearer token of the current kubeconfig context's user instead of `token` (new,
+    /// optional): mc-server reviews it with the master cluster and answers as that user.
+    #[serde(rename = "useKubeconfigUser", default, skip_serializing_if = "Option::is_none")]
+    pub use_kubeconfig_user: Option<bool>,
 }
 
 impl CliConfig {
@@ -1349,6 +1353,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             token: Some("t".into()),
             certificate_authority: Some("/etc/mc/ca.crt".into()),
             insecure_skip_tls_verify: None,
+            use_kubeconfig_user: None,
         };
         config.save(&file).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
@@ -1373,6 +1378,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             token: None,
             certificate_authority: None,
             insecure_skip_tls_verify: None,
+            use_kubeconfig_user: None,
         };
         assert_eq!(with("::1").server_url(), "http://[::1]:31888");
         assert_eq!(with("[::1]").server_url(), "http://[::1]:31888");

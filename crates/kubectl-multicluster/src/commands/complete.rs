@@ -19,6 +19,7 @@ use crate::builtin_types::builtin_types;
 use crate::cli::{Cli, CompleteArgs};
 use crate::client::Client;
 use crate::config::{Overrides, Settings};
+use crate::kubeconfig_user::{self, Prompt};
 
 /// cobra's `ShellCompDirectiveDefault`: the shell may complete file names.
 pub const DIRECTIVE_FILES: u8 = 0;
@@ -69,7 +70,8 @@ pub struct Request {
     pub wanted: Wanted,
     /// The part of the current word typed so far (after `=` for `--flag=value`).
     pub prefix: String,
-    /// `--server`, `--token`, `--certificate-authority`, `--insecure-skip-tls-verify` as typed.
+    /// `--server`, `--token`, `--certificate-authority`, `--insecure-skip-tls-verify`,
+    /// `--kubeconfig-user` as typed.
     pub overrides: Overrides,
 }
 
@@ -86,6 +88,7 @@ pub async fn run(global: Overrides, args: CompleteArgs, out: &mut dyn Write) -> 
             .or(global.certificate_authority),
         insecure_skip_tls_verify: request.overrides.insecure_skip_tls_verify
             || global.insecure_skip_tls_verify,
+        kubeconfig_user: request.overrides.kubeconfig_user.or(global.kubeconfig_user),
     };
     let (candidates, directive) = match request.wanted {
         Wanted::Fixed(candidates) => (candidates, DIRECTIVE_NO_FILES),
@@ -131,6 +134,10 @@ pub fn analyze(words: &[String]) -> Request {
             let (name, value) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v)));
             if let Some(arg) = find_long(cmd, name) {
                 match value {
+                    // `--kubeconfig-user` takes a value only as `--kubeconfig-user=BOOL`.
+                    None if !takes_value(arg) || arg.is_require_equals_set() => {
+                        record(&mut overrides, arg, "true")
+                    }
                     _ if !takes_value(arg) => record(&mut overrides, arg, "true"),
                     Some(value) => record(&mut overrides, arg, value),
                     None => pending = Some(arg),
@@ -194,6 +201,7 @@ fn record(overrides: &mut Overrides, arg: &Arg, value: &str) {
         "token" => overrides.token = Some(value.to_owned()),
         "certificate_authority" => overrides.certificate_authority = Some(value.into()),
         "insecure_skip_tls_verify" => overrides.insecure_skip_tls_verify = value != "false",
+        "kubeconfig_user" => overrides.kubeconfig_user = Some(value != "false"),
         _ => {}
     }
 }
@@ -228,6 +236,8 @@ fn positional(cmd: &Command, n: usize) -> Wanted {
         ("list", 0) => Wanted::ResourceTypes { with_clusters: true },
         ("describe" | "delete", 0) => Wanted::ResourceTypes { with_clusters: false },
         ("unjoin", 0) => Wanted::Clusters,
+        ("can-i", 0) => Wanted::Fixed(VERBS.iter().map(|v| Candidate::bare(*v)).collect()),
+        ("can-i", 1) => Wanted::ResourceTypes { with_clusters: false },
         _ => cmd.get_positionals().nth(n).map_or(Wanted::Nothing, value_of),
     }
 }
@@ -279,16 +289,24 @@ async fn cluster_names(overrides: &Overrides) -> Vec<Candidate> {
 }
 
 /// Runs `ask` against the configured server within [`SERVER_TIMEOUT`]; `None` when there is no
-/// usable configuration or the server is too slow.
+/// usable configuration or the server is too slow. Acting as the kubeconfig's user, its
+/// credential plugin may not prompt: nothing may land on the command line being completed.
 async fn ask_server<T, F, Fut>(overrides: &Overrides, ask: F) -> Option<T>
 where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = T>,
 {
-    let target = Settings::from_process(overrides.clone()).server().ok()?;
-    let client = Client::new(target).ok()?;
-    tokio::time::timeout(SERVER_TIMEOUT, ask(client)).await.ok()
+    let mut target = Settings::from_process(overrides.clone()).server().ok()?;
+    let asked = async {
+        kubeconfig_user::apply(&mut target, Prompt::Never).await.ok()?;
+        Some(ask(Client::new(target).ok()?).await)
+    };
+    tokio::time::timeout(SERVER_TIMEOUT, asked).await.ok().flatten()
 }
+
+/// The verbs `auth can-i` is asked about most, as kubectl completes them.
+const VERBS: &[&str] =
+    &["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "*"];
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -311,7 +329,18 @@ mod tests {
         let request = analyze(&[""]);
         assert_eq!(
             values(&request.wanted),
-            ["list", "describe", "apply", "delete", "join", "unjoin", "kubeconfig", "config", "completion"]
+            [
+                "list",
+                "describe",
+                "apply",
+                "delete",
+                "join",
+                "unjoin",
+                "auth",
+                "kubeconfig",
+                "config",
+                "completion"
+            ]
         );
         assert_eq!(analyze(&["--server", "https://mc", "li"]).prefix, "li");
         assert_eq!(
@@ -329,6 +358,30 @@ mod tests {
         );
         assert_eq!(analyze(&["describe", ""]).wanted, Wanted::ResourceTypes { with_clusters: false });
         assert_eq!(analyze(&["list", "pods", ""]).wanted, Wanted::Nothing);
+    }
+
+    #[test]
+    fn auth_can_i_takes_a_verb_a_type_and_cluster_names() {
+        assert_eq!(values(&analyze(&["auth", ""]).wanted), ["can-i"]);
+        assert!(values(&analyze(&["auth", "can-i", ""]).wanted).contains(&"list"));
+        assert_eq!(
+            analyze(&["auth", "can-i", "-n", "x", "get", "p"]).wanted,
+            Wanted::ResourceTypes { with_clusters: false }
+        );
+        assert_eq!(analyze(&["auth", "can-i", "get", "pods", "-c", ""]).wanted, Wanted::Clusters);
+        assert_eq!(analyze(&["auth", "can-i", "get", "pods", "--cluster=t"]).wanted, Wanted::Clusters);
+        let flags = analyze(&["auth", "can-i", "get", "pods", "--"]).wanted;
+        for flag in ["--as", "--as-group", "--subresource", "--quiet", "--kubeconfig-user"] {
+            assert!(values(&flags).contains(&flag), "{flag}: {flags:?}");
+        }
+    }
+
+    #[test]
+    fn the_kubeconfig_user_switch_is_kept_for_asking_the_server() {
+        let request = analyze(&["--kubeconfig-user", "list", ""]);
+        assert_eq!(request.overrides.kubeconfig_user, Some(true));
+        assert_eq!(request.wanted, Wanted::ResourceTypes { with_clusters: true });
+        assert_eq!(analyze(&["list", "--kubeconfig-user=false", ""]).overrides.kubeconfig_user, Some(false));
     }
 
     #[test]

@@ -39,10 +39,11 @@ fn set<E: Fn(&str) -> Option<String>>(
         && flags.token.is_none()
         && flags.certificate_authority.is_none()
         && !flags.insecure_skip_tls_verify
+        && flags.kubeconfig_user.is_none()
         && args.master_kubeconfig.is_none();
     if nothing {
         bail!(
-            "nothing to set: pass --server, --token, --certificate-authority, --insecure-skip-tls-verify or --master-kubeconfig"
+            "nothing to set: pass --server, --token, --certificate-authority, --insecure-skip-tls-verify, --kubeconfig-user[=false] or --master-kubeconfig"
         );
     }
     if flags.certificate_authority.is_some() && flags.insecure_skip_tls_verify {
@@ -78,6 +79,9 @@ fn set<E: Fn(&str) -> Option<String>>(
         config.insecure_skip_tls_verify = Some(true);
         config.certificate_authority = None;
     }
+    if let Some(on) = flags.kubeconfig_user {
+        config.use_kubeconfig_user = on.then_some(true);
+    }
     if let Some(kubeconfig) = &args.master_kubeconfig {
         // `~/…` stays as it is: the plugin resolves it against the home directory when reading.
         config.master_cluster_kube_config_path = if kubeconfig.starts_with("~") {
@@ -101,6 +105,7 @@ fn empty() -> CliConfig {
         token: None,
         certificate_authority: None,
         insecure_skip_tls_verify: None,
+        use_kubeconfig_user: None,
     }
 }
 

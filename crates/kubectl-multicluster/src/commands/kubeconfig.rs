@@ -1,6 +1,8 @@
 //! `kubeconfig`: a kubeconfig for mc-server's read-only Kubernetes API, so that kubectl itself
 //! (and k9s, Lens, client-go programs) can read every cluster through the server: context
-//! `multicluster` over all clusters, `multicluster-NAME` over one (`<url>/clusters/NAME`).
+//! `multicluster` over all clusters, `multicluster-NAME` over one (`<url>/clusters/NAME`). Its
+//! user sends the plugin's token, or with `--kubeconfig-user` the current kubeconfig user's
+//! credentials, copied as they are.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -11,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::client::Client;
 use crate::config::{ServerTarget, Settings};
+use crate::kubeconfig_user::{self, Prompt};
 use crate::print;
 
 /// Name of the context, cluster and user over every cluster; per-cluster ones add `-NAME`.
@@ -22,7 +25,9 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
     let target = settings.server()?;
-    let client = Client::new(target.clone())?;
+    let mut asking = target.clone();
+    kubeconfig_user::apply(&mut asking, Prompt::AsConfigured).await?;
+    let client = Client::new(asking)?;
     let clusters = client.clusters().await.map_err(|err| {
         if err.is_missing_endpoint() {
             anyhow::anyhow!(
@@ -49,7 +54,11 @@ pub async fn run<E: Fn(&str) -> Option<String>>(
             target.url
         );
     }
-    print::write_yaml(out, &document(&target, &names, ca_data)?)?;
+    let mut document = document(&target, &names, ca_data)?;
+    if target.kubeconfig_user.is_some() {
+        document["users"][0]["user"] = serde_json::to_value(kubeconfig_user::current_user()?)?;
+    }
+    print::write_yaml(out, &document)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -103,6 +112,7 @@ mod tests {
             url: url.into(),
             origin: Origin::Flag("--server"),
             token: Some("t0k3n".into()),
+            kubeconfig_user: None,
             tls: TlsSettings { certificate_authority: None, insecure_skip_verify: insecure },
         }
     }

@@ -2,6 +2,7 @@
 //! travel up to `main`, which prints them once.
 
 pub mod apply;
+pub mod auth;
 pub mod clusters;
 pub mod complete;
 pub mod completion;
@@ -25,6 +26,7 @@ use crate::cli::{Cli, Command};
 use crate::client::Client;
 use crate::config::{Overrides, Settings};
 use crate::go_server::Resolver;
+use crate::kubeconfig_user::{self, Prompt};
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
@@ -33,19 +35,27 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         token: cli.token.clone(),
         certificate_authority: cli.certificate_authority.clone(),
         insecure_skip_tls_verify: cli.insecure_skip_tls_verify,
+        kubeconfig_user: cli.kubeconfig_user,
     };
     let settings = Settings::from_process(overrides.clone());
-    let client = || -> Result<Client> { Ok(Client::new(settings.server()?)?) };
+    // The kubeconfig user's token (which may run its credential plugin) only for a verb that
+    // talks to mc-server.
+    let client = async || -> Result<Client> {
+        let mut target = settings.server()?;
+        kubeconfig_user::apply(&mut target, Prompt::AsConfigured).await?;
+        Ok(Client::new(target)?)
+    };
     // The master cluster is asked only for a name that neither the server (the Go project's
     // cannot) nor the built-in table resolves.
     let resolver = || Resolver::new(settings.master_kubeconfig(None));
     match cli.command {
-        Command::List(args) => list::run(&client()?, resolver(), args, out).await,
-        Command::Describe(args) => describe::run(&client()?, resolver(), args, out).await,
+        Command::List(args) => list::run(&client().await?, resolver(), args, out).await,
+        Command::Describe(args) => describe::run(&client().await?, resolver(), args, out).await,
         Command::Apply(args) => apply::run(&settings, args, out).await,
         Command::Delete(args) => delete::run(&settings, args, out).await,
-        Command::Join(args) => join::join(&client()?, args, out).await,
-        Command::Unjoin(args) => join::unjoin(&client()?, args, out).await,
+        Command::Join(args) => join::join(&client().await?, args, out).await,
+        Command::Unjoin(args) => join::unjoin(&client().await?, args, out).await,
+        Command::Auth(args) => auth::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),

@@ -56,6 +56,8 @@ impl Home {
             .env_remove("KUBECTL_MULTICLUSTER_CONFIG")
             .env_remove("MC_SERVER")
             .env_remove("MC_TOKEN")
+            .env_remove("MC_KUBECONFIG_USER")
+            .env_remove("KUBECONFIG")
             .env_remove("RUST_LOG")
             .timeout(std::time::Duration::from_secs(30));
         cmd

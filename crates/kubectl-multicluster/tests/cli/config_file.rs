@@ -116,7 +116,7 @@ fn config_set_refuses_what_it_cannot_write_in_one_line() {
     };
     assert_eq!(
         fails(&[]),
-        "error: nothing to set: pass --server, --token, --certificate-authority, --insecure-skip-tls-verify or --master-kubeconfig\n"
+        "error: nothing to set: pass --server, --token, --certificate-authority, --insecure-skip-tls-verify, --kubeconfig-user[=false] or --master-kubeconfig\n"
     );
     assert_eq!(
         fails(&["--token", "t"]),

@@ -81,6 +81,7 @@ impl FakeServer {
             .route("/v1/clusters", get(clusters))
             .route("/v1/join", post(join))
             .route("/v1/unjoin", delete(unjoin))
+            .route("/v1/auth/can-i", get(can_i))
             .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
             .with_state(shared);
         let served = Served::start(app);
@@ -256,4 +257,64 @@ async fn unjoin(Query(params): Query<Vec<(String, String)>>) -> Response {
         }
         _ => axum::Json(json!({"res": "unjoin cluster successful"})).into_response(),
     }
+}
+
+/// The token the fake's `/v1/auth/can-i` takes for an admin's (asking for another user).
+pub const ADMIN_TOKEN: &str = "fake-admin-token-0123";
+
+/// `/v1/auth/can-i` as mc-server answers it for a caller bound to view Pods in `team-a` of
+/// tencent1 (a RoleBinding) and everywhere in tencent4 (a ClusterRoleBinding), and to read
+/// ConfigMaps everywhere; `user=` (an admin token only): that user is allowed nothing, unless in
+/// the group `devs` (allowed everything by `ClusterRoleBinding/devs`).
+async fn can_i(headers: HeaderMap, Query(params): Query<Vec<(String, String)>>) -> Response {
+    let error =
+        |status: StatusCode, message: String| (status, axum::Json(json!({"error": message}))).into_response();
+    let verb = param(&params, "verb").unwrap_or_default();
+    let gvr = param(&params, "gvr").unwrap_or_default();
+    let namespace = param(&params, "namespace");
+    if !matches!(gvr, "pods" | "v1/pods" | "configmaps" | "cm") {
+        return error(StatusCode::NOT_FOUND, format!("unknown resource type \"{gvr}\""));
+    }
+    let mut clusters: Vec<&str> = KNOWN_CLUSTERS.to_vec();
+    if let Some(cluster) = param(&params, "cluster") {
+        if !KNOWN_CLUSTERS.contains(&cluster) {
+            return error(
+                StatusCode::NOT_FOUND,
+                format!("unknown cluster \"{cluster}\" (known: tencent1, tencent2, tencent4)"),
+            );
+        }
+        clusters.retain(|c| *c == cluster);
+    }
+    let reads = matches!(verb, "get" | "list" | "watch");
+    let answer = |cluster: &str| -> (bool, String) {
+        if param(&params, "user").is_some() {
+            let devs = params.iter().any(|(k, v)| k == "group" && v == "devs");
+            return if devs { (true, "ClusterRoleBinding/devs".into()) } else { (false, String::new()) };
+        }
+        match (gvr, cluster) {
+            ("configmaps" | "cm", _) if reads => (true, "ClusterRoleBinding/configmap-reader".into()),
+            ("pods" | "v1/pods", "tencent1") if reads && namespace == Some("team-a") => {
+                (true, "RoleBinding/team-a/alice-view".into())
+            }
+            ("pods" | "v1/pods", "tencent4") if reads => (true, "ClusterRoleBinding/view".into()),
+            _ => (false, String::new()),
+        }
+    };
+    if param(&params, "user").is_some() {
+        let admin = format!("Bearer {ADMIN_TOKEN}");
+        if headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()) != Some(admin.as_str()) {
+            return error(
+                StatusCode::FORBIDDEN,
+                "alice is not an mc-server admin; asking for another user (user=, group=) needs an admin token".into(),
+            );
+        }
+    }
+    let answers: Vec<Value> = clusters
+        .iter()
+        .map(|c| {
+            let (allowed, reason) = answer(c);
+            json!({"cluster": c, "allowed": allowed, "reason": reason})
+        })
+        .collect();
+    axum::Json(Value::Array(answers)).into_response()
 }

@@ -2,6 +2,7 @@
 //! mc-server.
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod auth;
 mod commands;
 mod complete;
 mod config_file;

@@ -1,0 +1,397 @@
+//! Acting as the current kubeconfig context's user (`--kubeconfig-user`): the plugin sends
+//! mc-server the bearer token kubectl would send for that user on this machine instead of its
+//! configured token, and mc-server answers as that user (it reviews the token with the master
+//! cluster, so the user must be one the master accepts).
+//!
+//! The token is obtained by kube-rs's own credential handling, the one its clients use: an
+//! inline `token`, a `tokenFile`, an `exec` credential plugin, an `auth-provider`'s ID token.
+//! [`kube::client::ConfigExt::auth_layer`] adds the `Authorization` header to one request that
+//! goes nowhere, and the token is read back from it. A user that authenticates with a client
+//! certificate (or a user name and password) has no token to send: that is an error saying so.
+
+use http::HeaderValue;
+use http::header::AUTHORIZATION;
+use kube::client::{Body, ConfigExt};
+use kube::config::{AuthInfo, ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
+use tower::{BoxError, Layer, ServiceExt};
+
+use crate::config::ServerTarget;
+
+/// Why no token of the kubeconfig's user could be had. None is retryable as it is: the
+/// kubeconfig, its context or the credential plugin has to change (or `--kubeconfig-user` go).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No kubeconfig could be read (`$KUBECONFIG`, else `~/.kube/config`).
+    #[error("--kubeconfig-user: cannot read the kubeconfig ($KUBECONFIG, else ~/.kube/config): {0}")]
+    Read(String),
+    /// The current context cannot be used: none is set, or it names nothing.
+    #[error("--kubeconfig-user: kubeconfig context {context:?}: {reason}")]
+    Context {
+        /// The context.
+        context: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The user has a client certificate and no token.
+    #[error(
+        "--kubeconfig-user: kubeconfig user {user:?} (context {context:?}) authenticates with a client certificate, and mc-server needs a bearer token: use a context whose user has a token, a tokenFile or an exec credential plugin that gives a token"
+    )]
+    ClientCertificate {
+        /// The user.
+        user: String,
+        /// The context.
+        context: String,
+    },
+    /// The user has a user name and password.
+    #[error(
+        "--kubeconfig-user: kubeconfig user {user:?} (context {context:?}) authenticates with a user name and password, and mc-server needs a bearer token"
+    )]
+    Basic {
+        /// The user.
+        user: String,
+        /// The context.
+        context: String,
+    },
+    /// The user has no credentials at all.
+    #[error(
+        "--kubeconfig-user: kubeconfig user {user:?} (context {context:?}) has no credentials, and mc-server needs a bearer token (token, tokenFile or exec)"
+    )]
+    NoCredentials {
+        /// The user.
+        user: String,
+        /// The context.
+        context: String,
+    },
+    /// The credential could not be obtained: a token file that cannot be read, a credential
+    /// plugin that fails or answers nonsense.
+    #[error("--kubeconfig-user: the credentials of kubeconfig user {user:?} (context {context:?}): {reason}")]
+    Credential {
+        /// The user.
+        user: String,
+        /// The context.
+        context: String,
+        /// What failed, in kube's words.
+        reason: String,
+    },
+}
+
+/// Result of getting the token.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Whether a credential plugin may ask its user something (a password, a browser login) on
+/// this terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prompt {
+    /// As the plugin's `interactiveMode` says (a command run by its user).
+    AsConfigured,
+    /// Never: nothing may land on the terminal (shell completion).
+    Never,
+}
+
+/// Puts the current kubeconfig user's token into `target` when it asks for one
+/// ([`ServerTarget::kubeconfig_user`]); else leaves it as it is.
+pub async fn apply(target: &mut ServerTarget, prompt: Prompt) -> Result<()> {
+    if target.kubeconfig_user.is_some() {
+        let kubeconfig = Kubeconfig::read().map_err(|e| Error::Read(one_line(&e)))?;
+        target.token = Some(token(kubeconfig, prompt).await?);
+    }
+    Ok(())
+}
+
+/// The current context's user entry of the kubeconfig (`$KUBECONFIG`, else `~/.kube/config`),
+/// as it is there: a kubeconfig for mc-server whose user is this one sends what kubectl sends
+/// for it.
+pub fn current_user() -> Result<AuthInfo> {
+    let kubeconfig = Kubeconfig::read().map_err(|e| Error::Read(one_line(&e)))?;
+    let (context, user) = current(&kubeconfig);
+    let user =
+        user.ok_or_else(|| Error::Context { context: context.clone(), reason: "names no user".into() })?;
+    kubeconfig.auth_infos.into_iter().find(|u| u.name == user).and_then(|u| u.auth_info).ok_or_else(|| {
+        Error::Context { context, reason: format!("its user {user:?} is not in the kubeconfig") }
+    })
+}
+
+/// The bearer token kubectl would send for the current context's user of `kubeconfig`.
+pub async fn token(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<String> {
+    let (context, user) = current(&kubeconfig);
+    if context.is_empty() {
+        return Err(Error::Context { context, reason: "no current-context is set".into() });
+    }
+    let user = user.unwrap_or_default();
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| Error::Context { context: context.clone(), reason: one_line(&e) })?;
+    if prompt == Prompt::Never
+        && let Some(exec) = &mut config.auth_info.exec
+    {
+        exec.interactive_mode = Some(ExecInteractiveMode::Never);
+    }
+    match Kind::of(&config.auth_info) {
+        Kind::ClientCertificate => return Err(Error::ClientCertificate { user, context }),
+        Kind::Basic => return Err(Error::Basic { user, context }),
+        Kind::Nothing => return Err(Error::NoCredentials { user, context }),
+        Kind::Token => {}
+    }
+    let failed = |e: &dyn std::error::Error| Error::Credential {
+        user: user.clone(),
+        context: context.clone(),
+        reason: one_line(e),
+    };
+    // A token file is read as client-go reads it, without the whitespace around the token
+    // (kube-rs would send a final newline, which no header may hold).
+    let auth = &mut config.auth_info;
+    if auth.token.is_none()
+        && let Some(file) = auth.token_file.take()
+    {
+        let text = std::fs::read_to_string(&file).map_err(|e| Error::Credential {
+            user: user.clone(),
+            context: context.clone(),
+            reason: format!("cannot read its tokenFile {file}: {e}"),
+        })?;
+        auth.token = Some(text.trim().to_owned().into());
+    }
+    // An exec plugin runs here, synchronously: a command line waits for it either way.
+    let Some(layer) = config.auth_layer().map_err(|e| failed(&e))? else {
+        // The exec plugin answered with a client certificate.
+        return Err(Error::ClientCertificate { user, context });
+    };
+    let echo = tower::service_fn(|req: http::Request<Body>| async move {
+        Ok::<_, BoxError>(http::Response::new(req.headers().get(AUTHORIZATION).cloned()))
+    });
+    let header = layer
+        .layer(echo)
+        .oneshot(http::Request::new(Body::empty()))
+        .await
+        .map_err(|e| failed(e.as_ref()))?
+        .into_body();
+    match header.as_ref().map(HeaderValue::to_str) {
+        Some(Ok(value)) => match value.strip_prefix("Bearer ").map(str::trim) {
+            Some(token) if !token.is_empty() => Ok(token.to_owned()),
+            Some(_) => Err(Error::NoCredentials { user, context }),
+            None => Err(Error::Basic { user, context }),
+        },
+        _ => Err(Error::NoCredentials { user, context }),
+    }
+}
+
+/// The current context's name and the name of its user.
+fn current(kubeconfig: &Kubeconfig) -> (String, Option<String>) {
+    let context = kubeconfig.current_context.clone().unwrap_or_default();
+    let user = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref())
+        .and_then(|c| c.user.clone());
+    (context, user)
+}
+
+/// What a user authenticates with, as kube-rs chooses (an auth-provider, then a user name and
+/// password, then a token, a token file, an exec plugin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A bearer token of some source.
+    Token,
+    /// A user name and password.
+    Basic,
+    /// A client certificate only.
+    ClientCertificate,
+    /// Nothing.
+    Nothing,
+}
+
+impl Kind {
+    fn of(auth: &AuthInfo) -> Kind {
+        if auth.auth_provider.is_some() {
+            Kind::Token
+        } else if auth.username.is_some() && auth.password.is_some() {
+            Kind::Basic
+        } else if auth.token.is_some() || auth.token_file.is_some() || auth.exec.is_some() {
+            Kind::Token
+        } else if auth.client_certificate.is_some() || auth.client_certificate_data.is_some() {
+            Kind::ClientCertificate
+        } else {
+            Kind::Nothing
+        }
+    }
+}
+
+/// An error and its causes on one line.
+fn one_line(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(inner) = source {
+        let more = inner.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = inner.source();
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// A private temporary directory, removed on drop.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(tag: &str) -> Dir {
+            let dir = std::env::temp_dir().join(format!("kmc-kubeconfig-user-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Dir(dir)
+        }
+
+        fn path(&self, name: &str) -> PathBuf {
+            self.0.join(name)
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A kubeconfig whose current context `dev` uses the user `alice` with this `user:` body
+    /// (YAML, indented by four spaces).
+    fn kubeconfig(user: &str) -> Kubeconfig {
+        let text = format!(
+            "apiVersion: v1
+kind: Config
+clusters:
+- name: master
+  cluster:
+    server: https://127.0.0.1:6443
+contexts:
+- name: dev
+  context:
+    cluster: master
+    user: alice
+- name: other
+  context:
+    cluster: master
+    user: bob
+current-context: dev
+users:
+- name: alice
+  user:
+{user}
+- name: bob
+  user:
+    token: bobs-token
+"
+        );
+        Kubeconfig::from_yaml(&text).unwrap()
+    }
+
+    async fn token_of(user: &str) -> Result<String> {
+        token(kubeconfig(user), Prompt::AsConfigured).await
+    }
+
+    /// An exec credential plugin: `sh SCRIPT`, the script printing `answer` as its
+    /// ExecCredential.
+    fn exec_plugin(dir: &Dir, answer: &str, interactive: &str) -> String {
+        let script = dir.path("credential.sh");
+        std::fs::write(&script, format!("#!/bin/sh\ncat <<'EOF'\n{answer}\nEOF\n")).unwrap();
+        format!(
+            "    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: /bin/sh
+      args: [{}]
+      interactiveMode: {interactive}",
+            quoted(&script)
+        )
+    }
+
+    fn quoted(path: &Path) -> String {
+        format!("\"{}\"", path.display())
+    }
+
+    #[tokio::test]
+    async fn an_inline_token_is_sent_as_it_is() {
+        assert_eq!(token_of("    token: alices-token").await.unwrap(), "alices-token");
+    }
+
+    #[tokio::test]
+    async fn a_token_file_is_read() {
+        let dir = Dir::new("token-file");
+        std::fs::write(dir.path("token"), "from-the-file\n").unwrap();
+        let user = format!("    tokenFile: {}", quoted(&dir.path("token")));
+        assert_eq!(token_of(&user).await.unwrap(), "from-the-file");
+        let missing = format!("    tokenFile: {}", quoted(&dir.path("nope")));
+        let message = token_of(&missing).await.unwrap_err().to_string();
+        assert!(
+            message.contains("credentials of kubeconfig user \"alice\"") && message.contains("nope"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_exec_credential_plugin_is_run() {
+        let dir = Dir::new("exec");
+        let answer = r#"{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+            "status": {"token": "from-the-plugin"}}"#;
+        let user = exec_plugin(&dir, answer, "Never");
+        assert_eq!(token_of(&user).await.unwrap(), "from-the-plugin");
+        // A token with an expiry (kube keeps it to refresh it) is sent as well.
+        let expiring = r#"{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+            "status": {"token": "expires-later", "expirationTimestamp": "2999-01-01T00:00:00Z"}}"#;
+        let user = exec_plugin(&dir, expiring, "IfAvailable");
+        assert_eq!(token(kubeconfig(&user), Prompt::Never).await.unwrap(), "expires-later");
+        // A plugin that fails is said so, with its user.
+        let user = "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/false\n      interactiveMode: Never";
+        let message = token_of(user).await.unwrap_err().to_string();
+        assert!(
+            message.starts_with("--kubeconfig-user: the credentials of kubeconfig user \"alice\""),
+            "{message}"
+        );
+        assert!(!message.contains('\n'), "{message}");
+    }
+
+    #[tokio::test]
+    async fn a_client_certificate_is_no_token() {
+        let user = "    client-certificate-data: Y2VydA==\n    client-key-data: a2V5";
+        let message = token_of(user).await.unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "--kubeconfig-user: kubeconfig user \"alice\" (context \"dev\") authenticates with a client certificate, and mc-server needs a bearer token: use a context whose user has a token, a tokenFile or an exec credential plugin that gives a token"
+        );
+        // Nor is a plugin that answers with one.
+        let dir = Dir::new("exec-cert");
+        let answer = r#"{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+            "status": {"clientCertificateData": "cert", "clientKeyData": "key"}}"#;
+        let message = token_of(&exec_plugin(&dir, answer, "Never")).await.unwrap_err().to_string();
+        assert!(message.contains("client certificate"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn a_password_or_nothing_is_no_token_either() {
+        let message = token_of("    username: alice\n    password: secret").await.unwrap_err().to_string();
+        assert!(message.contains("user name and password"), "{message}");
+        let message = token_of("    {}").await.unwrap_err().to_string();
+        assert!(message.contains("has no credentials"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn the_current_context_decides_whose_token() {
+        let mut other = kubeconfig("    token: alices-token");
+        other.current_context = Some("other".into());
+        assert_eq!(token(other, Prompt::Never).await.unwrap(), "bobs-token");
+        let mut none = kubeconfig("    token: alices-token");
+        none.current_context = None;
+        let message = token(none, Prompt::Never).await.unwrap_err().to_string();
+        assert!(message.contains("no current-context"), "{message}");
+        let mut unknown = kubeconfig("    token: alices-token");
+        unknown.current_context = Some("gone".into());
+        let message = token(unknown, Prompt::Never).await.unwrap_err().to_string();
+        assert!(message.contains("\"gone\""), "{message}");
+    }
+}
