@@ -22,8 +22,7 @@ async fn clusters(
 ) -> ApiResult<Json<Vec<ClusterInfo>>> {
     let behind = state.sync.health.failing_since();
     let visible = super::rights::clusters(&state, &caller).await?;
-    let infos =
-        state.registry.infos(behind).into_iter().filter(|i| visible.contains(&i.name)).collect();
+    let infos = state.registry.infos(behind).into_iter().filter(|i| visible.contains(&i.name)).collect();
     Ok(Json(infos))
 }
 
