@@ -4,20 +4,18 @@
 //! [`crate::authz`]) without asking the cluster.
 //!
 //! Each cluster's authorizer is built when first asked for and kept until one of its RBAC
-//! objects changes ([`AccessControl::follow`] reads the writer's notices), so a change takes
-//! effect as soon as it is synced.
+//! objects changes (the writer counts those changes in [`History`]), so a change takes effect
+//! as soon as it is synced.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mc_types::ResourceInfo;
-use tokio::sync::broadcast::error::RecvError;
 
-use crate::authz::{self, ClusterRbac, RBAC_GROUP, Request, Scope};
+use crate::authz::{self, ClusterRbac, Request, Scope};
 use crate::identity::{Caller, Grant};
 use crate::store::{Allowed, Namespaces, Store};
-use crate::sync::notice::Notices;
+use crate::sync::history::History;
 
 /// How callers that are Kubernetes identities are authorized (`authorization.mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,18 +63,16 @@ impl Reads {
 pub struct AccessControl {
     store: Store,
     mode: Mode,
+    /// Counts each cluster's RBAC changes as the writer writes them.
+    history: Arc<History>,
     clusters: Mutex<HashMap<String, Slot>>,
-    /// Bumped at every RBAC change of any cluster.
-    generation: AtomicU64,
-    /// The sequence number of the last notice [`AccessControl::follow`] took into account.
-    seen: tokio::sync::watch::Sender<u64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Slot {
-    /// Bumped at every change of the cluster's RBAC objects.
+    /// The cluster's RBAC version it was built at (see [`History::rbac_version`]).
     version: u64,
-    rbac: Option<Arc<ClusterRbac>>,
+    rbac: Arc<ClusterRbac>,
 }
 
 /// Why a request's reads could not be decided (the store could not be read: 503).
@@ -91,15 +87,10 @@ pub struct Error {
 }
 
 impl AccessControl {
-    /// Authorizers of the clusters in `store`, in `mode`.
-    pub fn new(store: Store, mode: Mode) -> Self {
-        AccessControl {
-            store,
-            mode,
-            clusters: Mutex::new(HashMap::new()),
-            generation: AtomicU64::new(0),
-            seen: tokio::sync::watch::Sender::new(0),
-        }
+    /// Authorizers of the clusters in `store`, in `mode`, rebuilt when `history` counts an RBAC
+    /// change of their cluster.
+    pub fn new(store: Store, mode: Mode, history: Arc<History>) -> Self {
+        AccessControl { store, mode, history, clusters: Mutex::new(HashMap::new()) }
     }
 
     /// The mode.
@@ -107,75 +98,24 @@ impl AccessControl {
         self.mode
     }
 
-    /// Changes at every RBAC change of any cluster.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
-    }
-
-    /// Forgets `cluster`'s authorizer: one of its RBAC objects changed, or it left.
-    pub fn changed(&self, cluster: &str) {
-        let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = clusters.entry(cluster.to_string()).or_default();
-        slot.version += 1;
-        slot.rbac = None;
-        self.generation.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Forgets every cluster's authorizer (notices were missed).
-    pub fn all_changed(&self) {
-        let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        for slot in clusters.values_mut() {
-            slot.version += 1;
-            slot.rbac = None;
-        }
-        self.generation.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Follows the writer's notices: a change of an RBAC object forgets its cluster's authorizer.
-    pub async fn follow(self: Arc<Self>, notices: Notices) {
-        let mut rx = notices.subscribe();
-        loop {
-            match rx.recv().await {
-                Ok(n) => {
-                    if n.gvr.group == RBAC_GROUP {
-                        self.changed(&n.cluster);
-                    }
-                    self.seen.send_replace(n.seq);
-                }
-                Err(RecvError::Lagged(_)) => self.all_changed(),
-                Err(RecvError::Closed) => return,
-            }
-        }
-    }
-
-    /// Waits until the notice `seq` was taken into account (a watch that sees an RBAC change
-    /// asks for its new reads only then), at most a few seconds.
-    pub async fn caught_up(&self, seq: u64) {
-        let mut rx = self.seen.subscribe();
-        let wait = rx.wait_for(|seen| *seen >= seq);
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), wait).await;
-    }
-
-    /// The authorizer of `cluster`, built from the store when not kept.
+    /// The authorizer of `cluster`: the kept one while no RBAC object of the cluster changed
+    /// since it was built, else built anew from the store.
     pub async fn rbac(&self, cluster: &str) -> Result<Arc<ClusterRbac>, Error> {
-        let version = {
+        let version = self.history.rbac_version(cluster);
+        {
             let clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-            match clusters.get(cluster) {
-                Some(Slot { rbac: Some(rbac), .. }) => return Ok(Arc::clone(rbac)),
-                Some(slot) => slot.version,
-                None => 0,
+            if let Some(slot) = clusters.get(cluster).filter(|s| s.version == version) {
+                return Ok(Arc::clone(&slot.rbac));
             }
-        };
+        }
         let built = authz::load(&self.store, cluster)
             .await
             .map_err(|source| Error { cluster: cluster.to_string(), source })?;
         let built = Arc::new(built);
+        // Built at `version` (read before the store): a change written meanwhile has a later
+        // one, and the next call builds again.
         let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = clusters.entry(cluster.to_string()).or_default();
-        // Kept only if no change came while it was read.
-        if slot.version == version {
-            slot.rbac = Some(Arc::clone(&built));
-        }
+        clusters.insert(cluster.to_string(), Slot { version, rbac: Arc::clone(&built) });
         Ok(built)
     }
 

@@ -41,7 +41,6 @@ impl Rights {
         if n.gvr.group != RBAC_GROUP || self.caller.reads_everything() {
             return Ok(());
         }
-        state.access.caught_up(n.seq).await;
         let mut q = StoreQuery { allowed: None, ..(**query).clone() };
         match restrict(state, &self.caller, self.verb, &self.info, &mut q).await {
             Ok(_) => {}

@@ -348,8 +348,11 @@ impl TestApi {
         membership.mark_restore_tried();
         let tokens = [(TOKEN.into(), Role::Admin), (READ_TOKEN.into(), Role::Read)];
         let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth);
-        let access = Arc::new(crate::access::AccessControl::new(store.clone(), crate::access::Mode::Member));
-        tokio::spawn(Arc::clone(&access).follow(sync.notices.clone()));
+        let access = Arc::new(crate::access::AccessControl::new(
+            store.clone(),
+            crate::access::Mode::Member,
+            sync.history.clone(),
+        ));
         let state = AppState {
             registry,
             store,

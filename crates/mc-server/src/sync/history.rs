@@ -21,6 +21,9 @@ const MAX_KEPT_BYTES: usize = 64 << 20;
 pub struct History {
     epoch: u64,
     ring: Mutex<Ring>,
+    /// How many changes of `rbac.authorization.k8s.io` objects each cluster has had: who keeps
+    /// a cluster's authorizer compares it (see `crate::access`).
+    rbac: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 #[derive(Debug, Default)]
@@ -45,13 +48,25 @@ impl Default for History {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or_default();
-        History { epoch, ring: Mutex::new(Ring::default()) }
+        History { epoch, ring: Mutex::new(Ring::default()), rbac: Mutex::default() }
     }
 }
 
 impl History {
     fn ring(&self) -> std::sync::MutexGuard<'_, Ring> {
         self.ring.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a written change of one of `cluster`'s RBAC objects, before its notice goes out:
+    /// a watch that sees the notice and asks for its caller's rights gets the new ones.
+    pub fn rbac_changed(&self, cluster: &str) {
+        let mut rbac = self.rbac.lock().unwrap_or_else(|e| e.into_inner());
+        *rbac.entry(cluster.to_string()).or_default() += 1;
+    }
+
+    /// How many RBAC changes `cluster` has had (see [`History::rbac_changed`]).
+    pub fn rbac_version(&self, cluster: &str) -> u64 {
+        self.rbac.lock().unwrap_or_else(|e| e.into_inner()).get(cluster).copied().unwrap_or_default()
     }
 
     /// Numbers one written change and hands it to the watch streams (`notices`) and, when

@@ -68,6 +68,10 @@ pub async fn run(store: Store, history: Arc<History>, notices: Notices) {
                 for change in changes {
                     last = change.id;
                     if let Some(notice) = notice(change) {
+                        // Another replica wrote it: the RBAC it changes counts here too.
+                        if notice.gvr.group == crate::authz::RBAC_GROUP {
+                            history.rbac_changed(&notice.cluster);
+                        }
                         history.publish(&notices, |seq| Notice { seq, ..notice });
                     }
                 }

@@ -448,6 +448,13 @@ fn settle(
 /// it is dropped.
 fn publish(w: &Writer, cluster: &str, changes: Vec<Change>) {
     for c in changes {
+        let gvr = match &c {
+            Change::Upsert(o) => &o.gvr,
+            Change::Delete { gvr, .. } => gvr,
+        };
+        if gvr.group == crate::authz::RBAC_GROUP {
+            w.history.rbac_changed(cluster);
+        }
         w.history.publish(&w.notices, |seq| notice(seq, cluster, c));
     }
 }
