@@ -263,6 +263,23 @@ pub fn stored(gvr: &Gvr, value: Value) -> StoredObject {
     StoredObject::from_json(gvr.clone(), kind, value).unwrap()
 }
 
+/// A token the tests make act as the Kubernetes identity `alice` (see
+/// [`crate::identity::TokenReviewer::remember`]).
+pub const ALICE: &str = "alice-token-0123456789";
+
+/// An RBAC object of `kind` (its plural `resource`) with this body besides its metadata.
+pub fn rbac(resource: &str, kind: &str, namespace: Option<&str>, name: &str, body: Value) -> StoredObject {
+    let mut meta = json!({"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1"});
+    if let Some(ns) = namespace {
+        meta["namespace"] = ns.into();
+    }
+    let mut object = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": meta});
+    for (k, v) in body.as_object().unwrap() {
+        object[k] = v.clone();
+    }
+    StoredObject::from_json(Gvr::new("rbac.authorization.k8s.io", "v1", resource), kind, object).unwrap()
+}
+
 /// What the store holds at the start: per cluster, its namespaces, ConfigMaps, Secrets, Pods
 /// and one Deployment (no widgets).
 ///

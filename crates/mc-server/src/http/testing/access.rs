@@ -7,24 +7,9 @@ use axum::http::{Method, StatusCode};
 use mc_types::Gvr;
 use serde_json::{Value, json};
 
-use super::{Next, TestApi, object};
+use super::{ALICE, Next, TestApi, object, rbac};
 use crate::authz::User;
 use crate::store::StoredObject;
-
-/// alice's token (reviewed as `alice`, in no group of her own).
-const ALICE: &str = "alice-token-0123456789";
-
-fn rbac(resource: &str, kind: &str, namespace: Option<&str>, name: &str, body: Value) -> StoredObject {
-    let mut meta = json!({"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1"});
-    if let Some(ns) = namespace {
-        meta["namespace"] = ns.into();
-    }
-    let mut object = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": meta});
-    for (k, v) in body.as_object().unwrap() {
-        object[k] = v.clone();
-    }
-    StoredObject::from_json(Gvr::new("rbac.authorization.k8s.io", "v1", resource), kind, object).unwrap()
-}
 
 /// The fixture, with a `view` ClusterRole (ConfigMaps and Pods, no Secrets) in both clusters,
 /// bound to alice in alpha's `default` only; alice's token is known.

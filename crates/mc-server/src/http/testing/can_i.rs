@@ -2,28 +2,11 @@
 //! role for itself, and only an admin token may ask for someone else.
 
 use axum::http::{Method, StatusCode};
-use mc_types::Gvr;
 use serde_json::{Value, json};
 
-use super::{READ_TOKEN, TestApi, encoded};
+use super::{ALICE, READ_TOKEN, TestApi, encoded, rbac};
 use crate::authz::User;
 use crate::store::StoredObject;
-
-/// alice's token (reviewed as `alice`, in no group of her own).
-const ALICE: &str = "alice-token-0123456789";
-
-/// An RBAC object of `kind` (its plural `resource`) with this body besides its metadata.
-fn rbac(resource: &str, kind: &str, namespace: Option<&str>, name: &str, body: Value) -> StoredObject {
-    let mut meta = json!({"name": name, "uid": format!("uid-{name}"), "resourceVersion": "1"});
-    if let Some(ns) = namespace {
-        meta["namespace"] = ns.into();
-    }
-    let mut object = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, "metadata": meta});
-    for (k, v) in body.as_object().unwrap() {
-        object[k] = v.clone();
-    }
-    StoredObject::from_json(Gvr::new("rbac.authorization.k8s.io", "v1", resource), kind, object).unwrap()
-}
 
 /// A binding of `kind` named `name` of the ClusterRole `role` to these subjects.
 fn binding(kind: &str, namespace: Option<&str>, name: &str, role: &str, subjects: Value) -> StoredObject {
