@@ -10,9 +10,9 @@
 //!   resources, `resource/subresource` and `*/subresource`; rules with resource names never
 //!   allow a request without a name. Aggregated ClusterRoles need nothing more: the member's
 //!   controller-manager writes the aggregated rules into the ClusterRole object.
-//! - Not modelled: the member's other authorizers (the `system:masters` group is allowed before
-//!   RBAC — and by the default `cluster-admin` ClusterRoleBinding too; the Node authorizer
-//!   decides for `system:node:*` users in `system:nodes` first).
+//! - Before RBAC, as the member's authorizer chain: the `system:masters` group is allowed
+//!   everything ([`Decision::Privileged`]). Not modelled: the member's other authorizers (the
+//!   Node authorizer decides for `system:node:*` users in `system:nodes` first; webhooks).
 
 mod error;
 mod load;
@@ -28,6 +28,6 @@ mod tests;
 pub use error::{Error, Result};
 pub use load::load;
 pub use objects::{RBAC_GROUP, RbacKind};
-pub use rbac::{Binding, BindingKind, ClusterRbac, Decision, RoleRef};
+pub use rbac::{Binding, BindingKind, ClusterRbac, Decision, PRIVILEGED_GROUP, RoleRef};
 pub use request::{Request, User};
 pub use scope::Scope;

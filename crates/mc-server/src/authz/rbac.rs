@@ -81,6 +81,10 @@ impl fmt::Display for Binding {
     }
 }
 
+/// The group kube-apiserver allows everything before it asks RBAC (its privileged-group
+/// authorizer, first in the chain whenever RBAC is on).
+pub const PRIVILEGED_GROUP: &str = "system:masters";
+
 /// What the authorizer decides.
 #[derive(Clone, Copy, Debug)]
 pub enum Decision<'a> {
@@ -89,6 +93,8 @@ pub enum Decision<'a> {
         /// The binding (ClusterRoleBindings are tried first, then RoleBindings, each by name).
         by: &'a Binding,
     },
+    /// The user is in [`PRIVILEGED_GROUP`]: allowed before RBAC is asked.
+    Privileged,
     /// No rule allows it (the member's RBAC authorizer has "no opinion": denied).
     Denied,
 }
@@ -96,7 +102,18 @@ pub enum Decision<'a> {
 impl Decision<'_> {
     /// Whether the request is allowed.
     pub fn is_allowed(&self) -> bool {
-        matches!(self, Decision::Allowed { .. })
+        matches!(self, Decision::Allowed { .. } | Decision::Privileged)
+    }
+}
+
+impl fmt::Display for Decision<'_> {
+    /// What allowed it (the binding, or the privileged group); empty when denied.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::Allowed { by } => by.fmt(f),
+            Decision::Privileged => write!(f, "Group/{PRIVILEGED_GROUP}"),
+            Decision::Denied => Ok(()),
+        }
     }
 }
 
@@ -150,8 +167,12 @@ impl ClusterRbac {
         builder.build()
     }
 
-    /// Decides a resource request as the member's RBAC authorizer would.
+    /// Decides a resource request as the member's authorizer chain would: its privileged group
+    /// first, then RBAC.
     pub fn authorize(&self, user: &User, req: &Request<'_>) -> Decision<'_> {
+        if user.is_privileged() {
+            return Decision::Privileged;
+        }
         let mut candidates: Vec<usize> = Vec::new();
         for postings in self.postings(user) {
             candidates.extend_from_slice(&postings.cluster);
@@ -169,6 +190,9 @@ impl ClusterRbac {
     /// member's RBAC authorizer would: such requests have no namespace, so only
     /// ClusterRoleBindings count.
     pub fn authorize_path(&self, user: &User, verb: &str, path: &str) -> Decision<'_> {
+        if user.is_privileged() {
+            return Decision::Privileged;
+        }
         let candidates = self.postings(user).flat_map(|p| p.cluster.iter().copied()).collect();
         self.first_allowing(candidates, |b| b.rules.iter().any(|r| r.allows_path(verb, path)))
     }

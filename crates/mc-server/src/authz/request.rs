@@ -18,6 +18,11 @@ impl User {
     pub fn new(name: impl Into<String>, groups: impl IntoIterator<Item = impl Into<String>>) -> User {
         User { name: name.into(), groups: groups.into_iter().map(Into::into).collect() }
     }
+
+    /// Whether it is in the group every member allows everything (`system:masters`).
+    pub fn is_privileged(&self) -> bool {
+        self.groups.iter().any(|g| g == super::rbac::PRIVILEGED_GROUP)
+    }
 }
 
 /// One resource request: what a `SubjectAccessReview`'s `resourceAttributes` hold.

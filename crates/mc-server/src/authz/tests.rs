@@ -66,8 +66,8 @@ fn get<'a>(resource: &'a str, namespace: &'a str, name: &'a str) -> Request<'a> 
 /// `Some("Kind/…")` naming the allowing binding, or `None` when denied.
 fn by(rbac: &ClusterRbac, user: &User, req: Request<'_>) -> Option<String> {
     match rbac.authorize(user, &req) {
-        Decision::Allowed { by } => Some(by.to_string()),
         Decision::Denied => None,
+        allowed => Some(allowed.to_string()),
     }
 }
 
@@ -668,4 +668,20 @@ proptest! {
             prop_assert_eq!(scope.allows(namespace), rbac.authorize(&user, &req).is_allowed(), "{} {:?}", namespace, scope);
         }
     }
+}
+
+#[test]
+fn the_privileged_group_is_allowed_everything_before_rbac_is_asked() {
+    // No binding at all: RBAC alone would deny everything.
+    let rbac = ClusterRbac::from_objects([]);
+    let master = user("root", &["system:masters", "system:authenticated"]);
+    assert_eq!(
+        by(&rbac, &master, get("secrets", "kube-system", "token")).as_deref(),
+        Some("Group/system:masters")
+    );
+    assert!(rbac.authorize_path(&master, "get", "/metrics").is_allowed());
+    assert_eq!(rbac.scope(&master, "list", "", "secrets"), Scope::All);
+    let other = user("root", &["system:authenticated"]);
+    assert_eq!(by(&rbac, &other, get("secrets", "kube-system", "token")), None);
+    assert_eq!(rbac.scope(&other, "list", "", "secrets"), Scope::None);
 }

@@ -236,8 +236,7 @@ async fn answer(
                 .await
                 .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
             match rbac.authorize(user, request) {
-                Decision::Allowed { by } => (true, by.to_string()),
-                Decision::Denied => (false, String::new()),
+                decision => (decision.is_allowed(), decision.to_string()),
             }
         }
     };

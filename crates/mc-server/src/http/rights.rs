@@ -120,8 +120,11 @@ fn forbidden(
     )
 }
 
-/// The types `caller` may list in some cluster (of `cluster` only, when given), for discovery:
-/// a type it may read nowhere is not offered.
+/// The types discovery offers `caller` (of `cluster` only, when given): every built-in
+/// Kubernetes type, and each other type (CRDs, aggregated APIs) only where it may list it in
+/// some cluster. A built-in type's existence says nothing, and kubectl must know it to answer
+/// "No resources found" for `get secrets -A` rather than "the server doesn't have a resource
+/// type"; a custom type's name may say more than its caller should learn.
 pub async fn catalog(
     state: &AppState,
     caller: &Caller,
@@ -137,11 +140,18 @@ pub async fn catalog(
     };
     let mut visible = Vec::new();
     for info in all {
-        if !lists_in(state, caller, &info, &clusters).await?.is_empty() {
+        if built_in(&info) || !lists_in(state, caller, &info, &clusters).await?.is_empty() {
             visible.push(info);
         }
     }
     Ok(visible)
+}
+
+/// Whether a type is one of Kubernetes' own: its group is the core group, a group without a dot
+/// (`apps`, `batch`, …) or under `k8s.io`, names a CRD may not take without the API
+/// reviewers' approval.
+fn built_in(info: &ResourceInfo) -> bool {
+    !info.group.contains('.') || info.group.ends_with(".k8s.io")
 }
 
 /// The clusters where `caller` may list some type.

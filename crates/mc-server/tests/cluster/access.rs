@@ -98,11 +98,12 @@ async fn a_service_account_reads_through_mc_server_what_each_clusters_rbac_allow
     let alice = kubeconfig_with(&env, &url, &ca, "alice", &token);
     let pods = rows(&kubectl(&alice, &["get", "pods", "-A", "--no-headers"]));
     assert_eq!(pods, [("pod-a".to_string(), c0.clone()), ("pod-b".to_string(), c1.clone())]);
-    // Secrets are in no role of hers: discovery does not offer the type, and nothing is shown.
+    // Secrets are in no role of hers: nothing is shown, and the Warning says why.
     let secrets = kubectl(&alice, &["get", "secrets", "-A"]);
+    assert!(secrets.status.success(), "{}", String::from_utf8_lossy(&secrets.stderr));
     assert!(String::from_utf8_lossy(&secrets.stdout).trim().is_empty(), "no secret shown");
     let said = String::from_utf8_lossy(&secrets.stderr);
-    assert!(said.contains("secrets"), "{said}");
+    assert!(said.contains("No resources found") && said.contains("may not list secrets"), "{said}");
     let forbidden = kubectl(&alice, &["get", "pods", "-n", "acc-c"]);
     let err = String::from_utf8_lossy(&forbidden.stderr);
     assert!(!forbidden.status.success() && err.contains("Forbidden") && err.contains(USER), "{err}");

@@ -142,9 +142,24 @@ async fn discovery_and_clusters_offer_only_what_the_identity_may_read() {
     let core = api.call(Method::GET, "/api/v1", Some(ALICE)).await.json();
     let offered: Vec<&str> =
         core["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(offered, ["configmaps", "pods"]);
+    // Every built-in type is offered, so that kubectl finds `secrets` and says it found none.
+    assert_eq!(offered, ["configmaps", "namespaces", "pods", "secrets"]);
     let apps = api.call(Method::GET, "/apis/apps/v1", Some(ALICE)).await;
-    apps.status_object(StatusCode::NOT_FOUND, "NotFound");
+    assert_eq!(apps.status, StatusCode::OK, "{}", apps.text());
+    // A custom type she may list nowhere is not.
+    let widgets = api.call(Method::GET, "/apis/a.example.com/v1", Some(ALICE)).await;
+    widgets.status_object(StatusCode::NOT_FOUND, "NotFound");
+    let groups = api.call(Method::GET, "/apis", Some(ALICE)).await.text();
+    assert!(groups.contains("\"apps\"") && !groups.contains("example.com"), "{groups}");
+    // Secrets across every namespace: none, and the Warning says why.
+    let secrets = api.call(Method::GET, "/api/v1/secrets", Some(ALICE)).await;
+    assert_eq!(secrets.status, StatusCode::OK, "{}", secrets.text());
+    assert_eq!(secrets.json()["items"], json!([]));
+    assert!(
+        secrets.warnings().iter().any(|w| w.contains("alice may not list secrets")),
+        "{:?}",
+        secrets.warnings()
+    );
     let clusters = api.call(Method::GET, "/v1/clusters", Some(ALICE)).await.array();
     let names: Vec<&str> = clusters.iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["alpha"]);
