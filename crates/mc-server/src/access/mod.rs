@@ -7,6 +7,10 @@
 //! objects changes (the writer counts those changes in [`History`]), so a change takes effect
 //! as soon as it is synced.
 
+mod impersonate;
+
+pub use impersonate::Refused;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

@@ -19,15 +19,12 @@ use mc_types::config::Role;
 
 use super::warnings::add_warnings;
 use super::{ApiError, ApiResult, AppState, params};
-use crate::authz::{Decision, Request, User};
+use crate::authz::{Request, User};
+use crate::identity::impersonation::impersonated;
 use crate::identity::{Caller, Grant};
 
 /// The verbs a `read` token may use.
 const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
-
-/// The user name of unauthenticated requests, which impersonation gives no
-/// `system:authenticated` group.
-const ANONYMOUS: &str = "system:anonymous";
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
@@ -189,33 +186,6 @@ fn subject(caller: &Caller, user: Option<String>, groups: Vec<String>) -> ApiRes
     }
 }
 
-/// The user kube-apiserver makes of `Impersonate-User` and `Impersonate-Group`: a
-/// ServiceAccount's user asked for without groups is in its ServiceAccount groups; any user but
-/// `system:anonymous` is in `system:authenticated` (unless asked to be in
-/// `system:unauthenticated`), and `system:anonymous` in `system:unauthenticated`.
-fn impersonated(name: String, mut groups: Vec<String>) -> User {
-    if groups.is_empty()
-        && let Some(namespace) = service_account_namespace(&name)
-    {
-        groups = vec!["system:serviceaccounts".to_string(), format!("system:serviceaccounts:{namespace}")];
-    }
-    let has = |g: &str| groups.iter().any(|x| x == g);
-    let added = if name == ANONYMOUS {
-        (!has("system:unauthenticated")).then_some("system:unauthenticated")
-    } else {
-        (!has("system:authenticated") && !has("system:unauthenticated")).then_some("system:authenticated")
-    };
-    groups.extend(added.map(String::from));
-    User { name, groups }
-}
-
-/// The namespace of a ServiceAccount's user name, `system:serviceaccount:NAMESPACE:NAME`.
-fn service_account_namespace(user: &str) -> Option<&str> {
-    let rest = user.strip_prefix("system:serviceaccount:")?;
-    let (namespace, name) = rest.split_once(':')?;
-    (!namespace.is_empty() && !name.is_empty() && !name.contains(':')).then_some(namespace)
-}
-
 /// One cluster's answer.
 async fn answer(
     state: &AppState,
@@ -235,9 +205,8 @@ async fn answer(
                 .rbac(cluster)
                 .await
                 .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
-            match rbac.authorize(user, request) {
-                decision => (decision.is_allowed(), decision.to_string()),
-            }
+            let decision = rbac.authorize(user, request);
+            (decision.is_allowed(), decision.to_string())
         }
     };
     Ok(CanIAnswer { cluster: cluster.to_string(), allowed, reason })
@@ -264,32 +233,4 @@ fn warnings(
             .push(format!("{} is not namespaced: namespace {ns} is left out of the question", info.resource));
     }
     warnings
-}
-
-#[cfg(test)]
-mod tests {
-    use super::impersonated;
-
-    fn groups(name: &str, groups: &[&str]) -> Vec<String> {
-        impersonated(name.to_string(), groups.iter().map(|g| g.to_string()).collect()).groups
-    }
-
-    #[test]
-    fn an_impersonated_user_gets_the_groups_kube_apiserver_gives_it() {
-        assert_eq!(groups("alice", &[]), ["system:authenticated"]);
-        assert_eq!(groups("alice", &["dev"]), ["dev", "system:authenticated"]);
-        assert_eq!(groups("alice", &["system:authenticated"]), ["system:authenticated"]);
-        assert_eq!(groups("alice", &["system:unauthenticated"]), ["system:unauthenticated"]);
-        assert_eq!(
-            groups("system:serviceaccount:team:ci", &[]),
-            ["system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"]
-        );
-        assert_eq!(groups("system:serviceaccount:team:ci", &["g"]), ["g", "system:authenticated"]);
-        assert_eq!(
-            groups("system:serviceaccount:team", &[]),
-            ["system:authenticated"],
-            "not a ServiceAccount"
-        );
-        assert_eq!(groups("system:anonymous", &[]), ["system:unauthenticated"]);
-    }
 }

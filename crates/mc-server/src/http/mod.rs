@@ -34,9 +34,11 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use mc_types::config::Role;
 
+use crate::access::Refused;
 use crate::access::{AccessControl, Mode};
 use crate::auth::{Access, Auth, Denied};
 use crate::clusters::Registry;
+use crate::identity::impersonation::Impersonation;
 use crate::identity::{Caller, Reviewed, TokenReviewer};
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -166,22 +168,11 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     } else {
         Access::Write
     };
-    // Acting as another user is not offered: refused rather than ignored, so nobody reads as
-    // themselves what they asked to read as someone else.
-    if req.headers().keys().any(|k| k.as_str().starts_with("impersonate-")) {
-        return params::answer(
-            req.uri().path(),
-            ApiError::new(
-                StatusCode::FORBIDDEN,
-                "impersonation (Impersonate-* headers) is not supported here",
-            ),
-        );
-    }
     let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
     let denied = match state.auth.check(header, access) {
         Ok(role) => {
             req.extensions_mut().insert(role);
-            return run_as(Caller::with_role(role), req, next).await;
+            return run_as(&state, Caller::with_role(role), req, next).await;
         }
         Err(denied) => denied,
     };
@@ -189,7 +180,7 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     if let (Denied::Invalid, Some((token, digest))) = (denied, reviewable) {
         let master = state.registry.all().into_iter().find(|c| c.spec.is_master).and_then(|c| c.client());
         match state.reviewer.review(master, token, digest).await {
-            Ok(Reviewed::User(user)) => return run_as(Caller::member(user), req, next).await,
+            Ok(Reviewed::User(user)) => return run_as(&state, Caller::member(user), req, next).await,
             Ok(Reviewed::Rejected) | Err(crate::identity::ReviewError::NoMaster) => {}
             Err(e) => {
                 return params::answer(
@@ -208,8 +199,30 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     resp
 }
 
-/// Runs the request as `caller`, which its answer carries too (for the audit line).
-async fn run_as(caller: Caller, mut req: Request, next: Next) -> Response {
+/// Runs the request as `caller`, or as the user its `Impersonate-*` headers name when `caller`
+/// may act as that user; the answer carries the caller too (for the audit line).
+async fn run_as(state: &AppState, caller: Caller, mut req: Request, next: Next) -> Response {
+    let caller = match Impersonation::from_headers(req.headers()) {
+        Ok(None) => caller,
+        Ok(Some(asked)) => {
+            let master =
+                state.registry.all().into_iter().find(|c| c.spec.is_master).map(|c| c.spec.name.clone());
+            match state.access.impersonate(&caller, &asked, master.as_deref()).await {
+                Ok(acting) => acting,
+                Err(refused) => {
+                    let status = match refused {
+                        Refused::Store(_) => StatusCode::SERVICE_UNAVAILABLE,
+                        _ => StatusCode::FORBIDDEN,
+                    };
+                    let mut resp =
+                        params::answer(req.uri().path(), ApiError::new(status, refused.to_string()));
+                    resp.extensions_mut().insert(caller);
+                    return resp;
+                }
+            }
+        }
+        Err(bad) => return params::answer(req.uri().path(), ApiError::bad_request(bad.to_string())),
+    };
     req.extensions_mut().insert(caller.clone());
     let mut resp = next.run(req).await;
     resp.extensions_mut().insert(caller);
@@ -287,6 +300,7 @@ async fn count_requests(State(state): State<AppState>, req: Request, next: Next)
     tracing::info!(
         target: "audit",
         user = caller.map_or("-", |c| c.user.name.as_str()),
+        impersonator = caller.and_then(|c| c.impersonator.as_deref()),
         groups = ?caller.map(|c| &c.user.groups),
         %method,
         path = %params::shown(&path),
@@ -341,13 +355,14 @@ mod tests {
     async fn metrics_auth_closes_metrics_even_with_anonymous_reads() {
         use crate::http::testing::{Setup, TestApi};
         let get = |path: &str| axum::http::Request::get(path).body(axum::body::Body::empty()).unwrap();
-        let api = TestApi::with(Setup { anonymous_read: true, metrics_auth: true }).await;
+        let api = TestApi::with(Setup { anonymous_read: true, metrics_auth: true, ..Setup::default() }).await;
         let answer = api.send(get("/metrics")).await;
         answer.error(StatusCode::UNAUTHORIZED);
         assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
         assert_eq!(api.get("/metrics").await.status, StatusCode::OK, "with the token");
         assert_eq!(api.send(get("/v1/clusters")).await.status, StatusCode::OK, "other reads stay anonymous");
-        let open = TestApi::with(Setup { anonymous_read: true, metrics_auth: false }).await;
+        let open =
+            TestApi::with(Setup { anonymous_read: true, metrics_auth: false, ..Setup::default() }).await;
         assert_eq!(open.send(get("/metrics")).await.status, StatusCode::OK);
     }
 

@@ -55,6 +55,8 @@ pub struct Setup {
     pub anonymous_read: bool,
     /// `server.metricsAuth`.
     pub metrics_auth: bool,
+    /// alpha is the master cluster (whose RBAC says whom an identity may impersonate).
+    pub master: bool,
 }
 
 /// A server's state and router over a store filled with [`fixture`] objects.
@@ -332,7 +334,9 @@ impl TestApi {
         let (writer, notices, history, task) = writer::spawn(store.clone(), health.clone());
         let registry = Arc::new(Registry::new());
         for name in CLUSTERS {
-            let cluster = Arc::new(Cluster::new(ClusterSpec::for_test(name)));
+            let spec =
+                ClusterSpec { is_master: setup.master && name == CLUSTERS[0], ..ClusterSpec::for_test(name) };
+            let cluster = Arc::new(Cluster::new(spec));
             cluster.set_catalog(types());
             cluster.update(|s| {
                 s.attempted = true;

@@ -7,6 +7,7 @@
 //! groups with no configuration; what that user may read is then what each member cluster's
 //! RBAC allows it (see `crate::access`).
 
+pub mod impersonation;
 mod review_cache;
 mod token_review;
 
@@ -24,6 +25,8 @@ pub struct Caller {
     pub user: User,
     /// What it may do.
     pub grant: Grant,
+    /// Who acts as this user through impersonation headers, when someone does.
+    pub impersonator: Option<String>,
 }
 
 /// What a caller may do.
@@ -48,12 +51,13 @@ impl Caller {
         Caller {
             user: User { name: STATIC_USER.to_string(), groups: vec![group.to_string()] },
             grant: Grant::Role(role),
+            impersonator: None,
         }
     }
 
     /// A reviewed Kubernetes identity.
     pub fn member(user: User) -> Caller {
-        Caller { user, grant: Grant::Rbac }
+        Caller { user, grant: Grant::Rbac, impersonator: None }
     }
 
     /// Whether it reads everything without asking the clusters' RBAC.

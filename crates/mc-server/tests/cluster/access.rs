@@ -110,6 +110,12 @@ async fn a_service_account_reads_through_mc_server_what_each_clusters_rbac_allow
     // The admin token still reads all four pods.
     let admin = kubeconfig_with(&env, &url, &ca, "admin", TEST_TOKEN);
     assert!(rows(&kubectl(&admin, &["get", "pods", "-A", "--no-headers"])).len() >= 4);
+    // The admin acting as alice (kubectl --as) sees what she sees; she may not act as anyone.
+    let as_alice = rows(&kubectl(&admin, &["get", "pods", "-A", "--no-headers", "--as", USER]));
+    assert_eq!(as_alice, [("pod-a".to_string(), c0.clone()), ("pod-b".to_string(), c1.clone())]);
+    let refused = kubectl(&alice, &["get", "pods", "-A", "--as", "someone-else"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && err.contains("cannot impersonate"), "{err}");
 
     // Forged, malformed: 401, never a panic or an open door.
     // One character of the signature changed (the last one may carry only padding bits).

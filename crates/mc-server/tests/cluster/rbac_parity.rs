@@ -438,8 +438,8 @@ impl fmt::Display for Compared {
 
 fn by(decision: Decision<'_>) -> Option<String> {
     match decision {
-        Decision::Allowed { by } => Some(by.to_string()),
         Decision::Denied => None,
+        allowed => Some(allowed.to_string()),
     }
 }
 

@@ -7,14 +7,14 @@ use axum::http::{Method, StatusCode};
 use mc_types::Gvr;
 use serde_json::{Value, json};
 
-use super::{ALICE, Next, TestApi, object, rbac};
+use super::{ALICE, Next, Setup, TestApi, object, rbac};
 use crate::authz::User;
 use crate::store::StoredObject;
 
-/// The fixture, with a `view` ClusterRole (ConfigMaps and Pods, no Secrets) in both clusters,
+/// The fixture (alpha the master), with a `view` ClusterRole (ConfigMaps and Pods, no Secrets) in both clusters,
 /// bound to alice in alpha's `default` only; alice's token is known.
 async fn alice_views_alphas_default() -> TestApi {
-    let api = TestApi::new().await;
+    let api = TestApi::with(Setup { master: true, ..Setup::default() }).await;
     let rules = json!({"rules": [
         {"apiGroups": [""], "resources": ["configmaps", "pods"], "verbs": ["get", "list", "watch"]},
     ]});
@@ -179,13 +179,92 @@ async fn requests_are_counted_by_identity() {
     assert!(metrics.contains("mc_token_reviews_total 0"), "{metrics}");
 }
 
+fn impersonating(uri: &str, token: &str, headers: &[(&str, &str)]) -> axum::http::Request<axum::body::Body> {
+    let mut request = TestApi::request_as(Method::GET, uri, Some(token));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.body(axum::body::Body::empty()).unwrap()
+}
+
 #[tokio::test]
-async fn impersonation_is_refused_not_ignored() {
+async fn an_admin_token_acts_as_the_user_it_names_and_reads_what_that_user_may() {
     let api = alice_views_alphas_default().await;
-    let request = TestApi::request_as(Method::GET, "/api/v1/secrets", Some(ALICE))
-        .header("Impersonate-User", "admin")
-        .body(axum::body::Body::empty())
-        .unwrap();
+    let request = impersonating("/api/v1/configmaps", super::TOKEN, &[("Impersonate-User", "alice")]);
     let answer = api.send(request).await;
-    assert!(answer.status_object(StatusCode::FORBIDDEN, "Forbidden").contains("impersonation"));
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(names(answer.json()["items"].as_array().unwrap()), ["cm-a1", "cm-a2"]);
+    assert!(answer.warnings().iter().any(|w| w.contains("alice may not list configmaps")));
+    // As a group bound nowhere: nothing.
+    let request = impersonating(
+        "/api/v1/configmaps",
+        super::TOKEN,
+        &[("Impersonate-User", "bob"), ("Impersonate-Group", "devs")],
+    );
+    assert_eq!(api.send(request).await.json()["items"], json!([]));
+}
+
+#[tokio::test]
+async fn an_identity_impersonates_only_whom_the_masters_rbac_allows() {
+    let api = alice_views_alphas_default().await;
+    // Refused: nothing in the master (alpha) lets alice impersonate.
+    let request = impersonating("/api/v1/configmaps", ALICE, &[("Impersonate-User", "bob")]);
+    let refused = api.send(request).await.status_object(StatusCode::FORBIDDEN, "Forbidden");
+    assert!(
+        refused.contains(
+            r#"users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group """#
+        ),
+        "{refused}"
+    );
+    // The master lets her impersonate bob and the group devs (beta's RBAC is not asked).
+    let rules = json!({"rules": [
+        {"apiGroups": [""], "resources": ["users"], "verbs": ["impersonate"], "resourceNames": ["bob"]},
+        {"apiGroups": [""], "resources": ["groups"], "verbs": ["impersonate"], "resourceNames": ["devs"]},
+    ]});
+    api.write("alpha", rbac("clusterroles", "ClusterRole", None, "impersonator", rules)).await;
+    let subjects = json!({
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "impersonator"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "alice"}],
+    });
+    api.write("alpha", rbac("clusterrolebindings", "ClusterRoleBinding", None, "alice-as-bob", subjects))
+        .await;
+    // bob is bound to view in beta's default: as bob, alice reads beta's, not her own.
+    let bob = json!({
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "bob"}],
+    });
+    api.write("beta", rbac("rolebindings", "RoleBinding", Some("default"), "bob-view", bob)).await;
+    let request = impersonating(
+        "/api/v1/configmaps",
+        ALICE,
+        &[("Impersonate-User", "bob"), ("Impersonate-Group", "devs")],
+    );
+    let answer = api.send(request).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    let items = answer.json()["items"].as_array().unwrap().clone();
+    assert!(
+        !items.is_empty()
+            && items.iter().all(|o| o["metadata"]["name"].as_str().unwrap().starts_with("cm-b"))
+    );
+    // A group she may not impersonate: refused, not reduced.
+    let request = impersonating(
+        "/api/v1/configmaps",
+        ALICE,
+        &[("Impersonate-User", "bob"), ("Impersonate-Group", "system:masters")],
+    );
+    let refused = api.send(request).await.status_object(StatusCode::FORBIDDEN, "Forbidden");
+    assert!(refused.contains(r#"groups "system:masters" is forbidden"#), "{refused}");
+}
+
+#[tokio::test]
+async fn a_read_token_never_impersonates_and_bad_headers_are_400() {
+    let api = alice_views_alphas_default().await;
+    let request =
+        impersonating("/v1/list?gvr=configmaps", super::READ_TOKEN, &[("Impersonate-User", "alice")]);
+    let refused = api.send(request).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text());
+    assert!(refused.text().contains("read role"), "{}", refused.text());
+    let request = impersonating("/api/v1/configmaps", super::TOKEN, &[("Impersonate-Group", "devs")]);
+    let bad = api.send(request).await.status_object(StatusCode::BAD_REQUEST, "BadRequest");
+    assert!(bad.contains("needs Impersonate-User"), "{bad}");
 }
