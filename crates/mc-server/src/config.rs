@@ -258,6 +258,7 @@ impl Settings {
             authorization: match file.authorization.mode {
                 mc_types::config::AuthorizationMode::Member => crate::access::Mode::Member,
                 mc_types::config::AuthorizationMode::Roles => crate::access::Mode::Roles,
+                mc_types::config::AuthorizationMode::Hub => crate::access::Mode::Hub,
             },
             metrics_auth: file.server.metrics_auth,
             join_addresses: if file.server.allow_link_local_joins {

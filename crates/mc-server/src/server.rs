@@ -155,11 +155,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     }
     let tokens = shared_token(&settings).await;
     let auth = crate::auth::Auth::new(&tokens, settings.anonymous_read, settings.metrics_auth);
-    let access = Arc::new(crate::access::AccessControl::new(
-        store.clone(),
-        settings.authorization,
-        sync.history.clone(),
-    ));
+    let access = Arc::new(
+        crate::access::AccessControl::new(store.clone(), settings.authorization, sync.history.clone())
+            .with_registry(registry.clone()),
+    );
     let state = AppState {
         registry: registry.clone(),
         store,

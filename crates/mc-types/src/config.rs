@@ -238,6 +238,11 @@ pub enum AuthorizationMode {
     Member,
     /// Static tokens and their roles only; other tokens are refused.
     Roles,
+    /// As `member` for who the caller is, but what it may read in every cluster is granted in
+    /// the master cluster: its RoleBindings and ClusterRoleBindings, each applying to the
+    /// clusters its `mulitcluster.practice.com/cluster-selector` annotation selects (the master
+    /// alone without one), with the master's roles.
+    Hub,
 }
 
 /// Dispatch settings.

@@ -7,6 +7,7 @@
 //! objects changes (the writer counts those changes in [`History`]), so a change takes effect
 //! as soon as it is synced.
 
+mod hub;
 mod impersonate;
 
 pub use impersonate::Refused;
@@ -14,9 +15,11 @@ pub use impersonate::Refused;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use hub::Target;
 use mc_types::ResourceInfo;
 
 use crate::authz::{self, ClusterRbac, Request, Scope};
+use crate::clusters::Registry;
 use crate::identity::{Caller, Grant};
 use crate::store::{Allowed, Namespaces, Store};
 use crate::sync::history::History;
@@ -29,6 +32,9 @@ pub enum Mode {
     Member,
     /// Only static tokens and their roles: other tokens are not reviewed.
     Roles,
+    /// Identities as in `Member`, authorized in every cluster by the master's RBAC (see
+    /// [`hub`]).
+    Hub,
 }
 
 /// Where a request may read.
@@ -70,12 +76,17 @@ pub struct AccessControl {
     /// Counts each cluster's RBAC changes as the writer writes them.
     history: Arc<History>,
     clusters: Mutex<HashMap<String, Slot>>,
+    /// The clusters' roles and labels, for hub grants.
+    registry: Option<Arc<Registry>>,
 }
 
 #[derive(Debug)]
 struct Slot {
-    /// The cluster's RBAC version it was built at (see [`History::rbac_version`]).
+    /// The RBAC version of the cluster it was read from (the master's for hub grants) that it
+    /// was built at (see [`History::rbac_version`]).
     version: u64,
+    /// For hub grants: the cluster as it was selected.
+    target: Option<Target>,
     rbac: Arc<ClusterRbac>,
 }
 
@@ -94,7 +105,13 @@ impl AccessControl {
     /// Authorizers of the clusters in `store`, in `mode`, rebuilt when `history` counts an RBAC
     /// change of their cluster.
     pub fn new(store: Store, mode: Mode, history: Arc<History>) -> Self {
-        AccessControl { store, mode, history, clusters: Mutex::new(HashMap::new()) }
+        AccessControl { store, mode, history, clusters: Mutex::new(HashMap::new()), registry: None }
+    }
+
+    /// Knows the clusters (their roles and labels) from `registry`, which hub grants need.
+    pub fn with_registry(mut self, registry: Arc<Registry>) -> Self {
+        self.registry = Some(registry);
+        self
     }
 
     /// The mode.
@@ -102,25 +119,45 @@ impl AccessControl {
         self.mode
     }
 
-    /// The authorizer of `cluster`: the kept one while no RBAC object of the cluster changed
-    /// since it was built, else built anew from the store.
+    /// The authorizer of `cluster`: the kept one while no RBAC object it was built from
+    /// changed since, else built anew from the store. With hub grants it is built from the
+    /// master's RBAC objects, those that select `cluster`; a cluster unknown then (or no master)
+    /// is granted nothing.
     pub async fn rbac(&self, cluster: &str) -> Result<Arc<ClusterRbac>, Error> {
-        let version = self.history.rbac_version(cluster);
+        let (source, target) = match self.mode {
+            Mode::Hub => match self.hub_target(cluster) {
+                Some((master, target)) => (master, Some(target)),
+                None => return Ok(Arc::default()),
+            },
+            _ => (cluster.to_string(), None),
+        };
+        let version = self.history.rbac_version(&source);
         {
             let clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(slot) = clusters.get(cluster).filter(|s| s.version == version) {
+            if let Some(slot) = clusters.get(cluster).filter(|s| s.version == version && s.target == target) {
                 return Ok(Arc::clone(&slot.rbac));
             }
         }
-        let built = authz::load(&self.store, cluster)
-            .await
-            .map_err(|source| Error { cluster: cluster.to_string(), source })?;
+        let built = match &target {
+            Some(t) => authz::load_selected(&self.store, &source, |a| t.selects(a)).await,
+            None => authz::load(&self.store, &source).await,
+        }
+        .map_err(|source| Error { cluster: cluster.to_string(), source })?;
         let built = Arc::new(built);
         // Built at `version` (read before the store): a change written meanwhile has a later
         // one, and the next call builds again.
         let mut clusters = self.clusters.lock().unwrap_or_else(|e| e.into_inner());
-        clusters.insert(cluster.to_string(), Slot { version, rbac: Arc::clone(&built) });
+        clusters.insert(cluster.to_string(), Slot { version, target, rbac: Arc::clone(&built) });
         Ok(built)
+    }
+
+    /// For hub grants: the master's name, and `cluster` as its bindings select it.
+    fn hub_target(&self, cluster: &str) -> Option<(String, Target)> {
+        let registry = self.registry.as_ref()?;
+        let master = registry.all().into_iter().find(|c| c.spec.is_master)?;
+        let target = registry.get(cluster)?;
+        let selected = Target { is_master: target.spec.is_master, labels: target.spec.labels.clone() };
+        Some((master.spec.name.clone(), selected))
     }
 
     /// The clusters among `clusters` where `caller` may list `info` somewhere (in some

@@ -1,5 +1,7 @@
 //! Building a cluster's authorizer from the RBAC objects the store holds for it.
 
+use std::collections::BTreeMap;
+
 use crate::store::{Query, Store};
 
 use super::error::{Error, Result};
@@ -17,6 +19,15 @@ const PAGE: u32 = if cfg!(test) { 3 } else { 500 };
 /// A cluster whose RBAC types are not stored (not synced yet, or excluded by configuration)
 /// has no bindings: every request is denied.
 pub async fn load(store: &Store, cluster: &str) -> Result<ClusterRbac> {
+    load_selected(store, cluster, |_| true).await
+}
+
+/// [`load`] with only the bindings whose annotations `keep` accepts.
+pub async fn load_selected(
+    store: &Store,
+    cluster: &str,
+    keep: impl Fn(&BTreeMap<String, String>) -> bool,
+) -> Result<ClusterRbac> {
     let mut builder = Builder::default();
     for kind in RbacKind::ALL {
         let gvr = kind.gvr();
@@ -41,6 +52,7 @@ pub async fn load(store: &Store, cluster: &str) -> Result<ClusterRbac> {
             }
         }
     }
+    builder.retain_bindings(keep);
     let rbac = builder.build();
     if rbac.malformed() > 0 {
         tracing::warn!(

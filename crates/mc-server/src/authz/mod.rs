@@ -26,8 +26,8 @@ mod scope;
 mod tests;
 
 pub use error::{Error, Result};
-pub use load::load;
+pub use load::{load, load_selected};
 pub use objects::{RBAC_GROUP, RbacKind};
-pub use rbac::{Binding, BindingKind, ClusterRbac, Decision, PRIVILEGED_GROUP, RoleRef};
-pub use request::{Request, User};
+pub use rbac::{Binding, BindingKind, ClusterRbac, Decision, RoleRef};
+pub use request::{PRIVILEGED_GROUP, Request, User};
 pub use scope::Scope;

@@ -100,6 +100,8 @@ pub(super) struct Meta {
     pub name: String,
     #[serde(default, deserialize_with = "nullable")]
     pub namespace: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// A Role or a ClusterRole. An aggregated ClusterRole's `rules` are those its member's

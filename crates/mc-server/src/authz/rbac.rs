@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde::Deserializer;
 
 use super::objects::{BindingObject, Parsed, RbacKind, Rule, SubjectObject};
-use super::request::{Request, User};
+use super::request::{PRIVILEGED_GROUP, Request, User};
 
 /// The user name prefix of ServiceAccounts: `system:serviceaccount:NAMESPACE:NAME`.
 const SERVICE_ACCOUNT_PREFIX: &str = "system:serviceaccount:";
@@ -80,10 +80,6 @@ impl fmt::Display for Binding {
         }
     }
 }
-
-/// The group kube-apiserver allows everything before it asks RBAC (its privileged-group
-/// authorizer, first in the chain whenever RBAC is on).
-pub const PRIVILEGED_GROUP: &str = "system:masters";
 
 /// What the authorizer decides.
 #[derive(Clone, Copy, Debug)]
@@ -270,6 +266,11 @@ impl Builder {
                 self.malformed += 1;
             }
         }
+    }
+
+    /// Keeps only the bindings whose annotations `keep` accepts.
+    pub fn retain_bindings(&mut self, keep: impl Fn(&BTreeMap<String, String>) -> bool) {
+        self.bindings.retain(|_, b| keep(&b.metadata.annotations));
     }
 
     /// Resolves every binding's role and indexes the bindings by subject.

@@ -14,6 +14,7 @@
 mod access;
 mod auth;
 mod can_i;
+mod hub;
 mod join;
 mod list;
 mod service;
@@ -57,6 +58,10 @@ pub struct Setup {
     pub metrics_auth: bool,
     /// alpha is the master cluster (whose RBAC says whom an identity may impersonate).
     pub master: bool,
+    /// `authorization.mode`.
+    pub authorization: crate::access::Mode,
+    /// beta's labels.
+    pub beta_labels: &'static [(&'static str, &'static str)],
 }
 
 /// A server's state and router over a store filled with [`fixture`] objects.
@@ -334,8 +339,12 @@ impl TestApi {
         let (writer, notices, history, task) = writer::spawn(store.clone(), health.clone());
         let registry = Arc::new(Registry::new());
         for name in CLUSTERS {
-            let spec =
-                ClusterSpec { is_master: setup.master && name == CLUSTERS[0], ..ClusterSpec::for_test(name) };
+            let labels = if name == CLUSTERS[1] { setup.beta_labels } else { &[] };
+            let spec = ClusterSpec {
+                is_master: setup.master && name == CLUSTERS[0],
+                labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                ..ClusterSpec::for_test(name)
+            };
             let cluster = Arc::new(Cluster::new(spec));
             cluster.set_catalog(types());
             cluster.update(|s| {
@@ -369,11 +378,10 @@ impl TestApi {
         membership.mark_restore_tried();
         let tokens = [(TOKEN.into(), Role::Admin), (READ_TOKEN.into(), Role::Read)];
         let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth);
-        let access = Arc::new(crate::access::AccessControl::new(
-            store.clone(),
-            crate::access::Mode::Member,
-            sync.history.clone(),
-        ));
+        let access = Arc::new(
+            crate::access::AccessControl::new(store.clone(), setup.authorization, sync.history.clone())
+                .with_registry(registry.clone()),
+        );
         let state = AppState {
             registry,
             store,

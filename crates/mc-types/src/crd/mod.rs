@@ -36,6 +36,10 @@ pub const REDACTED_DATA: &str = "PHJlZGFjdGVkPg==";
 /// Annotation that names an object's cluster wherever objects of several clusters are served
 /// together: the plugin's `-o json|yaml` and the Kubernetes API of mc-server.
 pub const CLUSTER_ANNOTATION: &str = "mulitcluster.practice.com/cluster";
+/// Annotation on a RoleBinding or ClusterRoleBinding of the master cluster that, with
+/// `authorization.mode: hub`, makes it grant in the clusters whose labels the value (a label
+/// selector; empty selects every cluster) selects.
+pub const CLUSTER_SELECTOR_ANNOTATION: &str = "mulitcluster.practice.com/cluster-selector";
 /// Finalizer that keeps a MultiClusterResource until every copy is gone.
 pub const FINALIZER: &str = "mulitcluster.practice.com/cleanup";
 
