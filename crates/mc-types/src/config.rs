@@ -601,7 +601,8 @@ impl ServerConfig {
 
     /// Checks what can be checked without touching the clusters: at least one cluster, names
     /// that are unique DNS labels, at most one master, parseable `rType`s, namespace names in
-    /// `dispatch.adminNamespaces`, a complete TLS pair, a client CA only over HTTPS.
+    /// `dispatch.adminNamespaces`, a complete TLS pair, a client CA only over HTTPS and with
+    /// `member` authorization.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
         if self.clusters.is_empty() {
@@ -674,6 +675,14 @@ impl ServerConfig {
         if s.plain_http && !self.authentication.client_ca_file.is_empty() {
             return Err(invalid(
                 "authentication.clientCAFile needs HTTPS: client certificates come in the TLS handshake; remove server.plainHTTP or the client CA".into(),
+            ));
+        }
+        // A certificate's user reads what the members' RBAC allows; `roles` knows static tokens only.
+        if self.authorization.mode == AuthorizationMode::Roles
+            && !self.authentication.client_ca_file.is_empty()
+        {
+            return Err(invalid(
+                "authentication.clientCAFile identifies users that member clusters' RBAC authorizes; authorization.mode roles serves static tokens only: remove one".into(),
             ));
         }
         for (i, san) in s.tls_sans.iter().enumerate() {
@@ -1142,12 +1151,14 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
     }
 
     #[test]
-    fn a_client_ca_is_read_resolved_and_needs_https() {
+    fn a_client_ca_is_read_resolved_and_needs_https_and_member_authorization() {
         let text = "clusters: [{metadata: {clusterName: a}}]\nauthentication: {clientCAFile: pki/ca.crt}\n";
         assert_eq!(load_str(text).unwrap().authentication.client_ca_file, "/etc/mc/pki/ca.crt");
         let plain = "clusters: [{metadata: {clusterName: a}}]\nserver: {plainHTTP: true}\nauthentication: {clientCAFile: /ca.crt}\n";
         let message = error_line(plain);
         assert!(message.contains("authentication.clientCAFile needs HTTPS"), "{message}");
+        let roles = "clusters: [{metadata: {clusterName: a}}]\nauthorization: {mode: roles}\nauthentication: {clientCAFile: /ca.crt}\n";
+        assert!(error_line(roles).contains("authorization.mode roles serves static tokens only"));
     }
 
     #[test]
