@@ -111,7 +111,7 @@ fn answered_at_once((status, took): (String, Duration)) {
 /// An HTTPS server with a certificate of its own, and what a client needs to trust it.
 async fn https_server() -> (u16, tokio::sync::oneshot::Sender<()>, PathBuf) {
     let (cert, key) = certificate();
-    let (port, stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let (port, stop) = server(Some(Arc::new(Certificates::load(&cert, &key, None).unwrap()))).await;
     (port, stop, cert)
 }
 
