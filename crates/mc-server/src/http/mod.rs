@@ -37,7 +37,7 @@ use mc_types::config::Role;
 use crate::access::{AccessControl, Mode};
 use crate::auth::{Access, Auth, Denied};
 use crate::clusters::Registry;
-use crate::identity::{Caller, Reviewed, TokenReviewer};
+use crate::identity::{Caller, PeerIdentity, Reviewed, TokenReviewer};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::SyncContext;
@@ -148,7 +148,8 @@ fn is_open(path: &str, auth: &Auth) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
 }
 
-/// Who is calling: a static token's role, or a Kubernetes identity that the master cluster
+/// Who is calling: a verified client certificate's user first (as kube-apiserver orders its
+/// authenticators), else a static token's role, or a Kubernetes identity that the master cluster
 /// vouched for (any other bearer token, reviewed unless `authorization.mode` is `roles`). The
 /// [`Caller`] (and a static token's [`Role`]) go into the request's extensions. A closed
 /// `/metrics` needs a token even when other reads go without one (`server.anonymousRead`):
@@ -176,6 +177,11 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
                 "impersonation (Impersonate-* headers) is not supported here",
             ),
         );
+    }
+    let member = state.access.mode() == Mode::Member;
+    if let Some(peer) = req.extensions().get::<PeerIdentity>().filter(|_| member) {
+        let caller = Caller::member(peer.user().clone());
+        return run_as(caller, req, next).await;
     }
     let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
     let denied = match state.auth.check(header, access) {

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::http::{Method, StatusCode};
 use mc_types::Gvr;
 use serde_json::{Value, json};
 
-use super::{ALICE, Next, TestApi, object, rbac};
+use super::{ALICE, Next, TOKEN, TestApi, object, rbac};
 use crate::authz::User;
+use crate::identity::PeerIdentity;
 use crate::store::StoredObject;
 
 /// The fixture, with a `view` ClusterRole (ConfigMaps and Pods, no Secrets) in both clusters,
@@ -94,6 +96,26 @@ async fn a_namespace_or_an_object_allowed_nowhere_is_forbidden_as_kube_apiserver
     // /v1 in a namespace allowed nowhere: the /v1 error shape.
     let v1 = api.call(Method::GET, "/v1/list?gvr=configmaps&namespace=team", Some(ALICE)).await;
     assert!(v1.error(StatusCode::FORBIDDEN).contains("cannot list"));
+}
+
+#[tokio::test]
+async fn a_client_certificates_user_reads_as_itself_before_any_token() {
+    let api = alice_views_alphas_default().await;
+    let peer = PeerIdentity::for_test(User::new("alice", ["team-a", "system:authenticated"]));
+    for token in [None, Some(TOKEN), Some("someone-else-0123456789")] {
+        let request = TestApi::request_as(Method::GET, "/api/v1/configmaps", token)
+            .extension(peer.clone())
+            .body(Body::empty())
+            .unwrap();
+        let answer = api.send(request).await;
+        assert_eq!(answer.status, StatusCode::OK, "{token:?}: {}", answer.text());
+        assert_eq!(names(answer.json()["items"].as_array().unwrap()), ["cm-a1", "cm-a2"], "{token:?}");
+    }
+    let join = TestApi::request_as(Method::POST, "/v1/unjoin?clusterName=beta", Some(TOKEN))
+        .extension(peer)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(api.send(join).await.status, StatusCode::FORBIDDEN, "alice, not the admin token");
 }
 
 #[tokio::test]
