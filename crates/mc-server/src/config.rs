@@ -125,6 +125,8 @@ pub struct Settings {
     pub join_addresses: crate::clusters::transport::Addresses,
     /// HTTPS with configured files, with the server's own CA, or plain http.
     pub tls: Tls,
+    /// CAs whose client certificates identify callers (`authentication.clientCAFile`).
+    pub client_ca: Option<PathBuf>,
     /// Data directory (embedded store, generated token).
     pub data_dir: PathBuf,
     /// Connections open at once.
@@ -232,6 +234,13 @@ impl Settings {
                 ))
             }
         };
+        let client_ca =
+            Some(&file.authentication.client_ca_file).filter(|f| !f.is_empty()).map(PathBuf::from);
+        if client_ca.is_some() && matches!(tls, Tls::Plain) {
+            return Err(invalid(
+                "authentication.clientCAFile needs HTTPS: client certificates come in the TLS handshake; remove --plain-http (MC_PLAIN_HTTP) or the client CA".into(),
+            ));
+        }
         if file.sync.max_clusters_per_replica == Some(0) {
             return Err(invalid(
                 "sync.maxClustersPerReplica must be at least 1 (leave it out for no limit)".into(),
@@ -267,6 +276,7 @@ impl Settings {
                 crate::clusters::transport::Addresses::NoLinkLocal
             },
             tls,
+            client_ca,
             data_dir,
             max_connections: args.max_connections as usize,
             max_connections_per_address: args.max_connections_per_address as usize,
@@ -470,6 +480,17 @@ mod tests {
         );
         let both = settings_from("plain-and-files", "{tlsCertFile: /c, tlsKeyFile: /k}", &["--plain-http"]);
         assert!(both.unwrap_err().to_string().contains("exclude each other"));
+    }
+
+    #[test]
+    fn a_client_ca_is_carried_over_https_and_refused_with_plain_http_from_the_flag() {
+        let with_ca = "{}\nauthentication: {clientCAFile: /etc/mc/client-ca.crt}";
+        let https = settings_with("client-ca", with_ca);
+        assert_eq!(https.client_ca.as_deref(), Some(Path::new("/etc/mc/client-ca.crt")));
+        assert_eq!(settings_with("no-client-ca", "{}").client_ca, None);
+        let plain = settings_from("client-ca-plain", with_ca, &["--plain-http"]).unwrap_err().to_string();
+        assert!(plain.contains("authentication.clientCAFile needs HTTPS"), "{plain}");
+        assert!(plain.contains("--plain-http"), "{plain}");
     }
 
     #[test]

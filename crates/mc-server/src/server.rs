@@ -20,9 +20,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // What can stop the start is checked before anything runs in the background, so the error is
     // the last line the operator sees. A certificate that cannot be used stops the start: serving
     // plain HTTP instead would send tokens in clear text.
+    let client_ca = settings.client_ca.as_deref();
     let tls = match &settings.tls {
         Tls::Plain => None,
-        Tls::Files { cert, key } => Some(Arc::new(crate::tls::Certificates::load(cert, key)?)),
+        Tls::Files { cert, key } => Some(Arc::new(crate::tls::Certificates::load(cert, key, client_ca)?)),
         Tls::Generated(authority) => {
             shared_ca(&settings, authority).await;
             let outcome = authority.ensure(std::time::SystemTime::now())?;
@@ -34,7 +35,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
                 info!(cert = %authority.cert_file().display(), names = %names.join(","), %reason,
                     "issued a serving certificate");
             }
-            Some(Arc::new(crate::tls::Certificates::load(&authority.cert_file(), &authority.key_file())?))
+            let (cert, key) = (authority.cert_file(), authority.key_file());
+            Some(Arc::new(crate::tls::Certificates::load(&cert, &key, client_ca)?))
         }
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)

@@ -217,6 +217,24 @@ pub struct ServerConfig {
     /// What callers that are Kubernetes identities may read.
     #[serde(default)]
     pub authorization: AuthorizationSection,
+    /// How callers are identified besides bearer tokens.
+    #[serde(default)]
+    pub authentication: AuthenticationSection,
+}
+
+/// Authentication settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthenticationSection {
+    /// PEM bundle of the CAs whose client certificates identify callers, as kube-apiserver's
+    /// `--client-ca-file`: the subject's CN is the user, each O a group. Empty: none.
+    #[serde(
+        default,
+        rename = "clientCAFile",
+        alias = "clientCaFile",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub client_ca_file: String,
 }
 
 /// Authorization settings.
@@ -588,7 +606,8 @@ impl ServerConfig {
 
     /// Checks what can be checked without touching the clusters: at least one cluster, names
     /// that are unique DNS labels, at most one master, parseable `rType`s, namespace names in
-    /// `dispatch.adminNamespaces`, a complete TLS pair.
+    /// `dispatch.adminNamespaces`, a complete TLS pair, a client CA only over HTTPS and with
+    /// `member` authorization.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
         if self.clusters.is_empty() {
@@ -657,6 +676,20 @@ impl ServerConfig {
                 "server.plainHTTP and server.tlsCertFile exclude each other: remove one".into(),
             ));
         }
+        // A client certificate is only ever sent in a TLS handshake.
+        if s.plain_http && !self.authentication.client_ca_file.is_empty() {
+            return Err(invalid(
+                "authentication.clientCAFile needs HTTPS: client certificates come in the TLS handshake; remove server.plainHTTP or the client CA".into(),
+            ));
+        }
+        // A certificate's user reads what the members' RBAC allows; `roles` knows static tokens only.
+        if self.authorization.mode == AuthorizationMode::Roles
+            && !self.authentication.client_ca_file.is_empty()
+        {
+            return Err(invalid(
+                "authentication.clientCAFile identifies users that member clusters' RBAC authorizes; authorization.mode roles serves static tokens only: remove one".into(),
+            ));
+        }
         for (i, san) in s.tls_sans.iter().enumerate() {
             if let Some(problem) = san_problem(san) {
                 return Err(invalid(format!("server.tlsSANs[{i}] {san:?} {problem}")));
@@ -685,6 +718,7 @@ impl ServerConfig {
         }
         resolve_path(&mut self.server.tls_cert_file, base);
         resolve_path(&mut self.server.tls_key_file, base);
+        resolve_path(&mut self.authentication.client_ca_file, base);
         if self.storage.url.as_deref().is_some_and(|u| u.trim().is_empty()) {
             self.storage.url = None;
         }
@@ -1119,6 +1153,17 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert!(plain.server.plain_http);
         let both = "clusters: [{metadata: {clusterName: a}}]\nserver: {plainHTTP: true, tlsCertFile: /c, tlsKeyFile: /k}\n";
         assert!(error_line(both).contains("server.plainHTTP and server.tlsCertFile exclude each other"));
+    }
+
+    #[test]
+    fn a_client_ca_is_read_resolved_and_needs_https_and_member_authorization() {
+        let text = "clusters: [{metadata: {clusterName: a}}]\nauthentication: {clientCAFile: pki/ca.crt}\n";
+        assert_eq!(load_str(text).unwrap().authentication.client_ca_file, "/etc/mc/pki/ca.crt");
+        let plain = "clusters: [{metadata: {clusterName: a}}]\nserver: {plainHTTP: true}\nauthentication: {clientCAFile: /ca.crt}\n";
+        let message = error_line(plain);
+        assert!(message.contains("authentication.clientCAFile needs HTTPS"), "{message}");
+        let roles = "clusters: [{metadata: {clusterName: a}}]\nauthorization: {mode: roles}\nauthentication: {clientCAFile: /ca.crt}\n";
+        assert!(error_line(roles).contains("authorization.mode roles serves static tokens only"));
     }
 
     #[test]

@@ -39,7 +39,7 @@ use crate::access::{AccessControl, Mode};
 use crate::auth::{Access, Auth, Denied};
 use crate::clusters::Registry;
 use crate::identity::impersonation::Impersonation;
-use crate::identity::{Caller, Reviewed, TokenReviewer};
+use crate::identity::{Caller, PeerIdentity, Reviewed, TokenReviewer};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::SyncContext;
@@ -150,7 +150,8 @@ fn is_open(path: &str, auth: &Auth) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
 }
 
-/// Who is calling: a static token's role, or a Kubernetes identity that the master cluster
+/// Who is calling: a verified client certificate's user first (as kube-apiserver orders its
+/// authenticators), else a static token's role, or a Kubernetes identity that the master cluster
 /// vouched for (any other bearer token, reviewed unless `authorization.mode` is `roles`). The
 /// [`Caller`] (and a static token's [`Role`]) go into the request's extensions. A closed
 /// `/metrics` needs a token even when other reads go without one (`server.anonymousRead`):
@@ -168,6 +169,12 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     } else {
         Access::Write
     };
+    // As kube-apiserver orders its authenticators: a verified client certificate first.
+    let identities = state.access.mode() != Mode::Roles;
+    if let Some(peer) = req.extensions().get::<PeerIdentity>().filter(|_| identities) {
+        let caller = Caller::member(peer.user().clone());
+        return run_as(&state, caller, req, next).await;
+    }
     let header = req.headers().get(header::AUTHORIZATION).map(HeaderValue::as_bytes);
     let denied = match state.auth.check(header, access) {
         Ok(role) => {

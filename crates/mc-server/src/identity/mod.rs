@@ -1,5 +1,6 @@
 //! Who is calling: a static token's role, or a Kubernetes identity (a user and its groups) that
-//! the master cluster vouched for through a `TokenReview`.
+//! the master cluster vouched for through a `TokenReview` or a client CA signed a certificate for
+//! ([`client_cert`]).
 //!
 //! A static token (`server.token`, `server.tokens`) keeps its meaning: `read` reads everything,
 //! `admin` does everything. Any other bearer token is reviewed by the master cluster, so its
@@ -7,10 +8,12 @@
 //! groups with no configuration; what that user may read is then what each member cluster's
 //! RBAC allows it (see `crate::access`).
 
+pub mod client_cert;
 pub mod impersonation;
 mod review_cache;
 mod token_review;
 
+pub use client_cert::PeerIdentity;
 pub use review_cache::{ReviewCache, Reviewed};
 pub use token_review::{ReviewError, TokenReviewer};
 
@@ -55,7 +58,7 @@ impl Caller {
         }
     }
 
-    /// A reviewed Kubernetes identity.
+    /// A Kubernetes identity: reviewed by the master cluster, or named by a client certificate.
     pub fn member(user: User) -> Caller {
         Caller { user, grant: Grant::Rbac, impersonator: None }
     }

@@ -1,6 +1,7 @@
 //! Accepting connections: plain HTTP or HTTPS only (never both on one port), caps on open
 //! connections (in all and per client address, see [`table`]), deadlines for the TLS handshake,
-//! for the first request and for idle connections, and graceful shutdown.
+//! for the first request and for idle connections, and graceful shutdown. A verified client
+//! certificate's identity goes with every request of its connection.
 
 mod table;
 mod tracked;
@@ -24,6 +25,7 @@ use tracing::{debug, warn};
 pub use table::Caps;
 use table::{Connection, Table};
 
+use crate::identity::PeerIdentity;
 use crate::tls::Certificates;
 
 /// Bounds on what clients can hold.
@@ -114,7 +116,7 @@ pub async fn serve(
             let connection = slot.connection().clone();
             let serving = async {
                 match tls {
-                    None => serve_io(&builder, stream, app, &connection, watcher).await,
+                    None => serve_io(&builder, stream, app, None, &connection, watcher).await,
                     Some(certs) => {
                         let acceptor = tokio_rustls::TlsAcceptor::from(certs.current());
                         let handshake =
@@ -125,7 +127,8 @@ pub async fn serve(
                             Err(_) => return debug!("TLS handshake timed out"),
                         };
                         connection.restart_clock();
-                        serve_io(&builder, stream, app, &connection, watcher).await
+                        let peer = peer_identity(stream.get_ref().1);
+                        serve_io(&builder, stream, app, peer, &connection, watcher).await
                     }
                 }
             };
@@ -140,17 +143,28 @@ pub async fn serve(
     let _ = tokio::time::timeout(limits.drain, graceful.shutdown()).await;
 }
 
+/// The identity of the client certificate rustls verified in the handshake, if any. A
+/// certificate that names no user leaves the connection without one: a bearer token may still
+/// identify its requests.
+fn peer_identity(tls: &rustls::ServerConnection) -> Option<PeerIdentity> {
+    let leaf = tls.peer_certificates()?.first()?;
+    PeerIdentity::from_der(leaf)
+        .inspect_err(|e| debug!(error = %e, "a client certificate without an identity"))
+        .ok()
+}
+
 /// Serves HTTP/1 or HTTP/2 on an accepted (and, for HTTPS, decrypted) stream.
 async fn serve_io<S>(
     builder: &auto::Builder<TokioExecutor>,
     stream: S,
     app: Router,
+    peer: Option<PeerIdentity>,
     connection: &Arc<Connection>,
     watcher: Watcher,
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let service = TowerToHyperService::new(tracked::Tracked::new(app, connection.clone()));
+    let service = TowerToHyperService::new(tracked::Tracked::new(app, peer, connection.clone()));
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
     let _ = watcher.watch(conn.into_owned()).await;
 }

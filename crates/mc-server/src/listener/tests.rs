@@ -1,19 +1,26 @@
 //! The listener against a flood of silent connections, in process on loopback: plain HTTP,
-//! HTTPS, and HTTP/2 over HTTPS that stops after its preface and SETTINGS.
+//! HTTPS, and HTTP/2 over HTTPS that stops after its preface and SETTINGS. And client
+//! certificates: refused in the handshake or carrying their user to the router.
 
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
 use axum::routing::get;
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
+    KeyPair, KeyUsagePurpose,
+};
+use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::client::TlsStream;
 
 use super::{Limits, serve};
+use crate::http::testing::{TOKEN, TestApi, cluster_and_name, rbac};
 use crate::tls::Certificates;
 
 /// More silent connections than the default cap of 1,024.
@@ -111,7 +118,7 @@ fn answered_at_once((status, took): (String, Duration)) {
 /// An HTTPS server with a certificate of its own, and what a client needs to trust it.
 async fn https_server() -> (u16, tokio::sync::oneshot::Sender<()>, PathBuf) {
     let (cert, key) = certificate();
-    let (port, stop) = server(Some(Arc::new(Certificates::load(&cert, &key).unwrap()))).await;
+    let (port, stop) = server(Some(Arc::new(Certificates::load(&cert, &key, None).unwrap()))).await;
     (port, stop, cert)
 }
 
@@ -244,4 +251,236 @@ async fn an_http2_connection_that_served_is_closed_after_its_idle_time_not_befor
         .ok();
     let open_for = served.elapsed();
     assert!(open_for >= Duration::from_millis(1400), "closed after {open_for:?}, before its idle time");
+}
+
+// Client certificates: a CA of the test's own, certificates it signs, and the whole API behind
+// the listener, so what a certificate's user may read proves who the router saw.
+
+const DAY: Duration = Duration::from_secs(86_400);
+
+/// A CA that signs client certificates.
+struct ClientCa {
+    issuer: Issuer<'static, KeyPair>,
+    pem: String,
+}
+
+/// What a client certificate is made with besides its subject.
+struct Issued {
+    valid: std::ops::Range<SystemTime>,
+    usage: ExtendedKeyUsagePurpose,
+}
+
+impl Default for Issued {
+    fn default() -> Self {
+        let now = SystemTime::now();
+        Issued { valid: now - DAY..now + DAY, usage: ExtendedKeyUsagePurpose::ClientAuth }
+    }
+}
+
+impl ClientCa {
+    fn new(name: &str) -> ClientCa {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, name);
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+        let pem = params.self_signed(&key).unwrap().pem();
+        ClientCa { issuer: Issuer::new(params, key), pem }
+    }
+
+    /// A client certificate for `subject` and its key, PEM, as `reqwest::Identity` reads them.
+    fn issue(&self, subject: &[(DnType, &str)], how: Issued) -> String {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        for (kind, value) in subject {
+            dn.push(kind.clone(), *value);
+        }
+        params.distinguished_name = dn;
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages = vec![how.usage];
+        params.not_before = how.valid.start.into();
+        params.not_after = how.valid.end.into();
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        format!("{}{}", cert.pem(), key.serialize_pem())
+    }
+}
+
+/// The whole API over HTTPS with `ca` as its client CA, and the fixture's RBAC: in alpha, user
+/// alice views ConfigMaps in `default` and every authenticated user views Pods in `team`; in
+/// beta, group team-a views ConfigMaps in `default`.
+struct CertServer {
+    port: u16,
+    server_cert: PathBuf,
+    client_ca: PathBuf,
+    certs: Arc<Certificates>,
+    _api: TestApi,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl CertServer {
+    async fn start(ca: &ClientCa) -> CertServer {
+        let api = TestApi::new().await;
+        let view = |resource: &str| {
+            json!({"rules": [
+                {"apiGroups": [""], "resources": [resource], "verbs": ["get", "list", "watch"]},
+            ]})
+        };
+        let bind = |ns: &str, name: &str, role: &str, subject: Value| {
+            let role_ref =
+                json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role});
+            rbac(
+                "rolebindings",
+                "RoleBinding",
+                Some(ns),
+                name,
+                json!({"roleRef": role_ref, "subjects": [subject]}),
+            )
+        };
+        let subject = |kind: &str, name: &str| json!({"kind": kind, "apiGroup": "rbac.authorization.k8s.io", "name": name});
+        for cluster in ["alpha", "beta"] {
+            api.write(cluster, rbac("clusterroles", "ClusterRole", None, "cm-view", view("configmaps")))
+                .await;
+        }
+        api.write("alpha", rbac("clusterroles", "ClusterRole", None, "pod-view", view("pods"))).await;
+        api.write("alpha", bind("default", "alice", "cm-view", subject("User", "alice"))).await;
+        api.write("alpha", bind("team", "everyone", "pod-view", subject("Group", "system:authenticated")))
+            .await;
+        api.write("beta", bind("default", "team-a", "cm-view", subject("Group", "team-a"))).await;
+
+        let (server_cert, key) = certificate();
+        let client_ca = server_cert.with_file_name("client-ca.crt");
+        std::fs::write(&client_ca, &ca.pem).unwrap();
+        let certs = Arc::new(Certificates::load(&server_cert, &key, Some(&client_ca)).unwrap());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(serve(listener, api.router(), Some(certs.clone()), Limits::default(), async {
+            let _ = stopped.await;
+        }));
+        CertServer { port, server_cert, client_ca, certs, _api: api, _stop: stop }
+    }
+
+    /// A client that trusts the server and presents `identity` (certificate and key PEM), if any.
+    fn client(&self, identity: Option<&str>) -> reqwest::Client {
+        let trusted = reqwest::Certificate::from_pem(&std::fs::read(&self.server_cert).unwrap()).unwrap();
+        let mut builder = reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(trusted);
+        if let Some(pem) = identity {
+            builder = builder.identity(reqwest::Identity::from_pem(pem.as_bytes()).unwrap());
+        }
+        builder.build().unwrap()
+    }
+
+    /// `GET path` with this client and bearer token, if any.
+    async fn get(
+        &self,
+        client: &reqwest::Client,
+        path: &str,
+        token: Option<&str>,
+    ) -> reqwest::Result<reqwest::Response> {
+        let mut request = client.get(format!("https://127.0.0.1:{}{path}", self.port));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await
+    }
+
+    /// `cluster/name` of every item of a Kubernetes list at `path`, asserting a 200.
+    async fn names(&self, client: &reqwest::Client, path: &str, token: Option<&str>) -> Vec<String> {
+        let answer = self.get(client, path, token).await.unwrap();
+        assert_eq!(answer.status(), 200, "{path}");
+        let body: Value = answer.json().await.unwrap();
+        body["items"].as_array().unwrap_or_else(|| panic!("{body}")).iter().map(cluster_and_name).collect()
+    }
+}
+
+#[tokio::test]
+async fn a_client_certificate_acts_as_its_common_name_with_its_organizations_as_groups() {
+    let ca = ClientCa::new("client CA");
+    let server = CertServer::start(&ca).await;
+    let alice = server.client(Some(
+        &ca.issue(&[(DnType::CommonName, "alice"), (DnType::OrganizationName, "team-a")], Issued::default()),
+    ));
+    // alice in alpha's default, team-a in beta's default; not alpha's team.
+    let configmaps = ["alpha/cm-a1", "alpha/cm-a2", "beta/cm-b1", "beta/cm-b2"];
+    assert_eq!(server.names(&alice, "/api/v1/configmaps", None).await, configmaps);
+    // system:authenticated in alpha's team.
+    assert_eq!(server.names(&alice, "/api/v1/pods", None).await, ["alpha/p-a2"]);
+    // The certificate comes before a token, as in kube-apiserver: still alice, not admin.
+    assert_eq!(server.names(&alice, "/api/v1/configmaps", Some(TOKEN)).await, configmaps);
+    let admin = server.client(None);
+    assert_eq!(server.names(&admin, "/api/v1/configmaps", Some(TOKEN)).await.len(), 5, "the admin reads all");
+}
+
+#[tokio::test]
+async fn certificates_from_another_ca_expired_or_not_for_clients_fail_the_handshake() {
+    let ca = ClientCa::new("client CA");
+    let server = CertServer::start(&ca).await;
+    let alice = [(DnType::CommonName, "alice")];
+    let now = SystemTime::now();
+    // Each with the TLS alert the server sends, and a token that would have been enough.
+    let refused = [
+        ("UnknownCA", ClientCa::new("another CA").issue(&alice, Issued::default())),
+        (
+            "CertificateExpired",
+            ca.issue(&alice, Issued { valid: now - 3 * DAY..now - DAY, ..Issued::default() }),
+        ),
+        (
+            "UnsupportedCertificate",
+            ca.issue(&alice, Issued { usage: ExtendedKeyUsagePurpose::ServerAuth, ..Issued::default() }),
+        ),
+    ];
+    for (alert, pem) in refused {
+        let answer = server.get(&server.client(Some(&pem)), "/api/v1/configmaps", Some(TOKEN)).await;
+        let error = answer.err().unwrap_or_else(|| panic!("{alert}: answered"));
+        let chain = std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .map(ToString::to_string)
+            .collect::<Vec<_>>();
+        assert!(chain.iter().any(|e| e.contains(&format!("received fatal alert: {alert}"))), "{chain:?}");
+    }
+    // The same client with a good certificate is served.
+    let good = server.client(Some(&ca.issue(&alice, Issued::default())));
+    assert_eq!(server.get(&good, "/api/v1/configmaps", None).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn without_a_certificate_the_bearer_token_still_works_and_no_token_is_401() {
+    let ca = ClientCa::new("client CA");
+    let server = CertServer::start(&ca).await;
+    let anonymous = server.client(None);
+    assert_eq!(server.names(&anonymous, "/api/v1/configmaps", Some(TOKEN)).await.len(), 5);
+    let answer = server.get(&anonymous, "/api/v1/configmaps", None).await.unwrap();
+    assert_eq!(answer.status(), 401);
+}
+
+#[tokio::test]
+async fn a_certificate_without_a_common_name_identifies_nobody() {
+    let ca = ClientCa::new("client CA");
+    let server = CertServer::start(&ca).await;
+    let pem = ca.issue(&[(DnType::OrganizationName, "team-a")], Issued::default());
+    let nameless = server.client(Some(&pem));
+    let answer = server.get(&nameless, "/api/v1/configmaps", None).await.unwrap();
+    assert_eq!(answer.status(), 401, "the handshake passes, but nobody is named");
+    assert_eq!(
+        server.names(&nameless, "/api/v1/configmaps", Some(TOKEN)).await.len(),
+        5,
+        "a token still works"
+    );
+}
+
+#[tokio::test]
+async fn a_replaced_client_ca_is_trusted_after_a_reload() {
+    let (old, new) = (ClientCa::new("old CA"), ClientCa::new("new CA"));
+    let server = CertServer::start(&old).await;
+    let pem = new.issue(&[(DnType::CommonName, "alice")], Issued::default());
+    assert!(server.get(&server.client(Some(&pem)), "/api/v1/configmaps", None).await.is_err());
+    std::fs::write(&server.client_ca, &new.pem).unwrap();
+    server.certs.reload().unwrap();
+    let answer = server.get(&server.client(Some(&pem)), "/api/v1/configmaps", None).await.unwrap();
+    assert_eq!(answer.status(), 200);
 }

@@ -1,5 +1,6 @@
 //! Requests counted in flight from their head to the end of their answer, so the connection
-//! table knows which connections are idle (see [`super::table`]).
+//! table knows which connections are idle (see [`super::table`]), each carrying its connection's
+//! client certificate identity.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,17 +14,19 @@ use hyper::body::Incoming;
 use tower::Service;
 
 use super::table::{Connection, InFlight};
+use crate::identity::PeerIdentity;
 
 /// The app, counting each request of one connection while it is answered.
 #[derive(Clone)]
 pub(crate) struct Tracked {
     app: Router,
+    peer: Option<PeerIdentity>,
     connection: Arc<Connection>,
 }
 
 impl Tracked {
-    pub(crate) fn new(app: Router, connection: Arc<Connection>) -> Self {
-        Tracked { app, connection }
+    pub(crate) fn new(app: Router, peer: Option<PeerIdentity>, connection: Arc<Connection>) -> Self {
+        Tracked { app, peer, connection }
     }
 }
 
@@ -36,8 +39,11 @@ impl Service<Request<Incoming>> for Tracked {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: Request<Incoming>) -> Self::Future {
+    fn call(&mut self, mut req: Request<Incoming>) -> Self::Future {
         let guard = self.connection.begin();
+        if let Some(peer) = &self.peer {
+            req.extensions_mut().insert(peer.clone());
+        }
         let answer = self.app.call(req);
         Box::pin(async move {
             let resp = answer.await?;

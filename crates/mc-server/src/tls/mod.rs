@@ -2,6 +2,11 @@
 //! renewed certificate is served without a restart; a broken renewal keeps the previous one).
 //! Without configured files the server makes its own CA and certificate ([`authority`]) and
 //! renews the certificate while it runs ([`renew_while_running`]).
+//!
+//! With a client CA (`authentication.clientCAFile`) the server asks for a client certificate but
+//! does not require one, so bearer tokens keep working; a certificate that is offered must chain
+//! to that CA, be valid now and allow client authentication, or the handshake fails, as with
+//! kube-apiserver. The CA file is reloaded with the certificate.
 
 pub mod authority;
 
@@ -9,9 +14,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
-use rustls::ServerConfig;
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::WebPkiClientVerifier;
+use rustls::server::danger::ClientCertVerifier;
+use rustls::{RootCertStore, ServerConfig};
 use tracing::{info, warn};
 
 /// How often the files are checked for changes.
@@ -39,6 +47,14 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// The client CA file is missing, unreadable, holds no certificate or one rustls refused.
+    #[error("client CA {}: {reason}", .path.display())]
+    ClientCa {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// The key does not fit the certificate, or rustls refused them.
     #[error("TLS certificate {} and key {}: {reason}", .cert.display(), .key.display())]
     Pair {
@@ -58,14 +74,21 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub struct Certificates {
     cert: PathBuf,
     key: PathBuf,
+    client_ca: Option<PathBuf>,
     current: RwLock<Arc<ServerConfig>>,
 }
 
 impl Certificates {
-    /// Loads the pair; errors name the file and the problem.
-    pub fn load(cert: &Path, key: &Path) -> Result<Self> {
-        let config = server_config(cert, key)?;
-        Ok(Certificates { cert: cert.to_path_buf(), key: key.to_path_buf(), current: RwLock::new(config) })
+    /// Loads the pair, and the CAs of client certificates if any; errors name the file and the
+    /// problem.
+    pub fn load(cert: &Path, key: &Path, client_ca: Option<&Path>) -> Result<Self> {
+        let config = server_config(cert, key, client_ca)?;
+        Ok(Certificates {
+            cert: cert.to_path_buf(),
+            key: key.to_path_buf(),
+            client_ca: client_ca.map(Path::to_path_buf),
+            current: RwLock::new(config),
+        })
     }
 
     /// The configuration for the next handshake.
@@ -76,18 +99,19 @@ impl Certificates {
     /// Reads the files again now and serves them from the next handshake on; on an error the
     /// previous configuration stays.
     pub fn reload(&self) -> Result<()> {
-        let config = server_config(&self.cert, &self.key)?;
+        let config = server_config(&self.cert, &self.key, self.client_ca.as_deref())?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = config;
         Ok(())
     }
 
-    /// Watches both files for the life of the server and swaps in a new configuration when they
+    /// Watches the files for the life of the server and swaps in a new configuration when they
     /// change and load cleanly.
     pub async fn reload_on_change(self: Arc<Self>) {
-        let mut seen = (stamp(&self.cert), stamp(&self.key));
+        let stamps = || (stamp(&self.cert), stamp(&self.key), self.client_ca.as_deref().map(stamp));
+        let mut seen = stamps();
         loop {
             tokio::time::sleep(RELOAD_CHECK).await;
-            let now = (stamp(&self.cert), stamp(&self.key));
+            let now = stamps();
             if now == seen {
                 continue;
             }
@@ -131,7 +155,7 @@ fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
     Some((m.modified().ok()?, m.len()))
 }
 
-fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>> {
+fn server_config(cert: &Path, key: &Path, client_ca: Option<&Path>) -> Result<Arc<ServerConfig>> {
     let cert_error = |reason: String| Error::Certificate { path: cert.to_path_buf(), reason };
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
         .map_err(|e| cert_error(e.to_string()))?
@@ -145,14 +169,35 @@ fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>> {
     let pair_error =
         |reason: String| Error::Pair { cert: cert.to_path_buf(), key: key.to_path_buf(), reason };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = match client_ca {
+        Some(path) => client_verifier(path, provider.clone())?,
+        None => WebPkiClientVerifier::no_client_auth(),
+    };
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| pair_error(e.to_string()))?
-        .with_no_client_auth()
+        .with_client_cert_verifier(verifier)
         .with_single_cert(chain, private)
         .map_err(|e| pair_error(e.to_string()))?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
+}
+
+/// Checks client certificates against the CAs in `path`. A client without a certificate is let
+/// through: it may still bring a bearer token.
+fn client_verifier(path: &Path, provider: Arc<CryptoProvider>) -> Result<Arc<dyn ClientCertVerifier>> {
+    let error = |reason: String| Error::ClientCa { path: path.to_path_buf(), reason };
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(path).map_err(|e| error(e.to_string()))? {
+        roots.add(cert.map_err(|e| error(e.to_string()))?).map_err(|e| error(e.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(error("no PEM certificate in the file".into()));
+    }
+    WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| error(e.to_string()))
 }
 
 #[cfg(test)]
@@ -166,11 +211,29 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let cert = dir.join("tls.crt");
         let key = dir.join("tls.key");
-        let missing = Certificates::load(&cert, &key).err().unwrap().to_string();
+        let missing = Certificates::load(&cert, &key, None).err().unwrap().to_string();
         assert!(missing.contains("tls.crt"), "{missing}");
         std::fs::write(&cert, "not pem\n").unwrap();
-        let empty = Certificates::load(&cert, &key).err().unwrap().to_string();
+        let empty = Certificates::load(&cert, &key, None).err().unwrap().to_string();
         assert!(empty.contains("no PEM certificate"), "{empty}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_unusable_client_ca_is_named_and_a_good_one_is_loaded() {
+        let dir = std::env::temp_dir().join(format!("mc-tls-client-ca-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let own =
+            authority::Authority::new(dir.join("tls"), vec![authority::Name::parse("localhost").unwrap()]);
+        own.ensure(SystemTime::now()).unwrap();
+        let (cert, key, ca) = (own.cert_file(), own.key_file(), dir.join("client-ca.crt"));
+        let missing = Certificates::load(&cert, &key, Some(&ca)).err().unwrap().to_string();
+        assert!(missing.starts_with("client CA ") && missing.contains("client-ca.crt"), "{missing}");
+        std::fs::write(&ca, "not pem\n").unwrap();
+        let empty = Certificates::load(&cert, &key, Some(&ca)).err().unwrap().to_string();
+        assert!(empty.contains("client-ca.crt: no PEM certificate"), "{empty}");
+        std::fs::copy(own.ca_file(), &ca).unwrap();
+        assert!(Certificates::load(&cert, &key, Some(&ca)).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -184,7 +247,7 @@ mod tests {
         let own = authority::Authority::new(dir.join("tls"), names);
         let now = SystemTime::now();
         own.ensure(now).unwrap();
-        let certs = Certificates::load(&own.cert_file(), &own.key_file()).unwrap();
+        let certs = Certificates::load(&own.cert_file(), &own.key_file(), None).unwrap();
         let (first, before) = (certs.current(), std::fs::read(own.cert_file()).unwrap());
         renew_once(&own, &certs, now + 300 * DAY);
         assert!(Arc::ptr_eq(&first, &certs.current()), "65 days left: kept");

@@ -69,6 +69,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.tls.plainHTTP .Values.tls.secretName }}
 {{- fail "tls.plainHTTP and tls.secretName exclude each other: remove one" }}
 {{- end }}
+{{- if and .Values.tls.plainHTTP .Values.authentication.clientCA.configMapName }}
+{{- fail "authentication.clientCA needs HTTPS (client certificates come in the TLS handshake): remove tls.plainHTTP or the client CA" }}
+{{- end }}
 {{- if lt (int .Values.replicas) 0 }}
 {{- fail "replicas must not be negative" }}
 {{- end }}
@@ -114,7 +117,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.sync.maxClustersPerReplica }}{{ $_ := set $sync "maxClustersPerReplica" (int .) }}{{ end }}
 {{- if not (kindIs "invalid" .Values.sync.unpagedListMax) }}{{ $_ := set $sync "unpagedListMax" (int .Values.sync.unpagedListMax) }}{{ end }}
 {{- with .Values.sync.listPageSize }}{{ $_ := set $sync "listPageSize" (int .) }}{{ end }}
-{{- toYaml (dict "clusters" $clusters "server" $server "sync" $sync) }}
+{{- $config := dict "clusters" $clusters "server" $server "sync" $sync }}
+{{- with .Values.authentication.clientCA.configMapName }}
+{{- $_ := set $config "authentication" (dict "clientCAFile" (printf "/etc/mc/client-ca/%s" $.Values.authentication.clientCA.key)) }}
+{{- end }}
+{{- toYaml $config }}
 {{- end }}
 
 {{/* The admin token: the given one, else the one already in the release's Secret, else new. */}}

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::http::{Method, StatusCode};
 use mc_types::Gvr;
 use serde_json::{Value, json};
 
-use super::{ALICE, Next, Setup, TestApi, object, rbac};
+use super::{ALICE, Next, Setup, TOKEN, TestApi, object, rbac};
 use crate::authz::User;
+use crate::identity::PeerIdentity;
 use crate::store::StoredObject;
 
 /// The fixture (alpha the master), with a `view` ClusterRole (ConfigMaps and Pods, no Secrets) in both clusters,
@@ -94,6 +96,26 @@ async fn a_namespace_or_an_object_allowed_nowhere_is_forbidden_as_kube_apiserver
     // /v1 in a namespace allowed nowhere: the /v1 error shape.
     let v1 = api.call(Method::GET, "/v1/list?gvr=configmaps&namespace=team", Some(ALICE)).await;
     assert!(v1.error(StatusCode::FORBIDDEN).contains("cannot list"));
+}
+
+#[tokio::test]
+async fn a_client_certificates_user_reads_as_itself_before_any_token() {
+    let api = alice_views_alphas_default().await;
+    let peer = PeerIdentity::for_test(User::new("alice", ["team-a", "system:authenticated"]));
+    for token in [None, Some(TOKEN), Some("someone-else-0123456789")] {
+        let request = TestApi::request_as(Method::GET, "/api/v1/configmaps", token)
+            .extension(peer.clone())
+            .body(Body::empty())
+            .unwrap();
+        let answer = api.send(request).await;
+        assert_eq!(answer.status, StatusCode::OK, "{token:?}: {}", answer.text());
+        assert_eq!(names(answer.json()["items"].as_array().unwrap()), ["cm-a1", "cm-a2"], "{token:?}");
+    }
+    let join = TestApi::request_as(Method::POST, "/v1/unjoin?clusterName=beta", Some(TOKEN))
+        .extension(peer)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(api.send(join).await.status, StatusCode::FORBIDDEN, "alice, not the admin token");
 }
 
 #[tokio::test]
@@ -190,7 +212,7 @@ fn impersonating(uri: &str, token: &str, headers: &[(&str, &str)]) -> axum::http
 #[tokio::test]
 async fn an_admin_token_acts_as_the_user_it_names_and_reads_what_that_user_may() {
     let api = alice_views_alphas_default().await;
-    let request = impersonating("/api/v1/configmaps", super::TOKEN, &[("Impersonate-User", "alice")]);
+    let request = impersonating("/api/v1/configmaps", TOKEN, &[("Impersonate-User", "alice")]);
     let answer = api.send(request).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
     assert_eq!(names(answer.json()["items"].as_array().unwrap()), ["cm-a1", "cm-a2"]);
@@ -198,7 +220,7 @@ async fn an_admin_token_acts_as_the_user_it_names_and_reads_what_that_user_may()
     // As a group bound nowhere: nothing.
     let request = impersonating(
         "/api/v1/configmaps",
-        super::TOKEN,
+        TOKEN,
         &[("Impersonate-User", "bob"), ("Impersonate-Group", "devs")],
     );
     assert_eq!(api.send(request).await.json()["items"], json!([]));
@@ -264,7 +286,7 @@ async fn a_read_token_never_impersonates_and_bad_headers_are_400() {
     let refused = api.send(request).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text());
     assert!(refused.text().contains("read role"), "{}", refused.text());
-    let request = impersonating("/api/v1/configmaps", super::TOKEN, &[("Impersonate-Group", "devs")]);
+    let request = impersonating("/api/v1/configmaps", TOKEN, &[("Impersonate-Group", "devs")]);
     let bad = api.send(request).await.status_object(StatusCode::BAD_REQUEST, "BadRequest");
     assert!(bad.contains("needs Impersonate-User"), "{bad}");
 }
