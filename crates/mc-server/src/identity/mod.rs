@@ -5,11 +5,14 @@
 //! `admin` does everything. Any other bearer token is reviewed by the master cluster, so its
 //! ServiceAccount tokens and whatever it accepts (OIDC-backed clusters too) identify a user and
 //! groups with no configuration; what that user may read is then what each member cluster's
-//! RBAC allows it (see `crate::access`).
+//! RBAC allows it (see `crate::access`). With `authentication.oidc`, a token whose `iss` is
+//! that issuer is checked by mc-server itself instead ([`oidc`]).
 
+pub mod oidc;
 mod review_cache;
 mod token_review;
 
+pub use oidc::Verifier as OidcVerifier;
 pub use review_cache::{ReviewCache, Reviewed};
 pub use token_review::{ReviewError, TokenReviewer};
 
