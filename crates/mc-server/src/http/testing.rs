@@ -16,6 +16,7 @@ mod auth;
 mod can_i;
 mod join;
 mod list;
+mod oidc;
 mod service;
 
 use std::sync::Arc;
@@ -380,6 +381,7 @@ impl TestApi {
             queries: Arc::new(tokio::sync::Semaphore::new(super::MAX_CONCURRENT_QUERIES)),
             rows: Arc::default(),
             reviewer: Arc::default(),
+            oidc: None,
             access,
         };
         TestApi { state, _writer: task }
