@@ -121,6 +121,8 @@ pub struct Settings {
     pub authorization: crate::access::Mode,
     /// `/metrics` needs a token.
     pub metrics_auth: bool,
+    /// OIDC ID tokens checked here (`authentication.oidc`), its files read.
+    pub oidc: Option<std::sync::Arc<crate::identity::OidcVerifier>>,
     /// Which addresses a joined cluster's API server may have (`server.allowLinkLocalJoins`).
     pub join_addresses: crate::clusters::transport::Addresses,
     /// HTTPS with configured files, with the server's own CA, or plain http.
@@ -249,6 +251,13 @@ impl Settings {
         if file.sync.list_page_size == Some(0) {
             return Err(invalid("sync.listPageSize must be at least 1".into()));
         }
+        let oidc = match &file.authentication.oidc {
+            Some(section) => Some(std::sync::Arc::new(
+                crate::identity::OidcVerifier::new(section)
+                    .map_err(|e| invalid(format!("authentication.oidc: {e}")))?,
+            )),
+            None => None,
+        };
         let defaults = crate::sync::ListSizes::default();
         let lists = crate::sync::ListSizes {
             page: file.sync.list_page_size.unwrap_or(defaults.page),
@@ -270,6 +279,7 @@ impl Settings {
                 mc_types::config::AuthorizationMode::Hub => crate::access::Mode::Hub,
             },
             metrics_auth: file.server.metrics_auth,
+            oidc,
             join_addresses: if file.server.allow_link_local_joins {
                 crate::clusters::transport::Addresses::Any
             } else {
@@ -532,6 +542,20 @@ mod tests {
             ("http://127.0.0.1:31999", None)
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn oidc_files_that_cannot_be_used_stop_the_start() {
+        let oidc = |files: &str| {
+            format!(
+                "{{}}\nauthentication: {{oidc: {{issuerURL: 'https://id.example.com', clientID: mc, {files}}}}}"
+            )
+        };
+        let jwks = settings_from("oidc-jwks", &oidc("jwksFile: nope.json"), &[]).unwrap_err().to_string();
+        assert!(jwks.contains("authentication.oidc: jwksFile /") && jwks.contains("nope.json"), "{jwks}");
+        let ca = settings_from("oidc-ca", &oidc("caFile: nope.pem"), &[]).unwrap_err().to_string();
+        assert!(ca.contains("authentication.oidc: caFile /") && ca.contains("nope.pem"), "{ca}");
+        assert!(!jwks.contains('\n') && !ca.contains('\n'));
     }
 
     #[test]

@@ -171,6 +171,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),
         rows: Arc::default(),
         reviewer: Arc::default(),
+        oidc: settings.oidc.clone(),
         access,
     };
     let scheme = settings.tls.scheme();

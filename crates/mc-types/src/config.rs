@@ -217,7 +217,7 @@ pub struct ServerConfig {
     /// What callers that are Kubernetes identities may read.
     #[serde(default)]
     pub authorization: AuthorizationSection,
-    /// How callers are identified besides bearer tokens.
+    /// How callers other than static tokens are identified.
     #[serde(default)]
     pub authentication: AuthenticationSection,
 }
@@ -235,6 +235,161 @@ pub struct AuthenticationSection {
         skip_serializing_if = "String::is_empty"
     )]
     pub client_ca_file: String,
+    /// OIDC ID tokens checked by the server itself, as kube-apiserver's `--oidc-*` flags do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oidc: Option<OidcSection>,
+}
+
+/// An OIDC issuer whose ID tokens identify callers; each key mirrors a kube-apiserver
+/// `--oidc-*` flag.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OidcSection {
+    /// The issuer, `https://…`: a token's `iss` must be exactly this.
+    #[serde(rename = "issuerURL", alias = "issuerUrl")]
+    pub issuer_url: String,
+    /// The audience a token's `aud` must contain.
+    #[serde(rename = "clientID", alias = "clientId")]
+    pub client_id: String,
+    /// The claim that holds the user name.
+    #[serde(default = "default_username_claim")]
+    pub username_claim: String,
+    /// Put before every user name. Unset: `issuerURL#`, except for the `email` claim; `-`: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username_prefix: Option<String>,
+    /// The claim that holds the groups (a string or an array of strings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups_claim: Option<String>,
+    /// Put before every group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups_prefix: Option<String>,
+    /// Claims a token must carry with exactly these values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub required_claims: BTreeMap<String, String>,
+    /// The algorithms a token may be signed with.
+    #[serde(default = "default_signing_algs")]
+    pub signing_algs: Vec<SigningAlg>,
+    /// The issuer's keys from this JWKS file instead of from the issuer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks_file: Option<String>,
+    /// PEM CA certificates to trust for the issuer's HTTPS instead of the system's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
+}
+
+/// A JWS signature algorithm an OIDC token may use. Neither `none` nor the HMAC ones: a
+/// shared secret would let anyone who verifies tokens also make them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SigningAlg {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// RSASSA-PSS with SHA-256.
+    PS256,
+    /// RSASSA-PSS with SHA-384.
+    PS384,
+    /// RSASSA-PSS with SHA-512.
+    PS512,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// ECDSA on P-384 with SHA-384.
+    ES384,
+}
+
+impl SigningAlg {
+    /// The name a token's header gives it (`RS256`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            SigningAlg::RS256 => "RS256",
+            SigningAlg::RS384 => "RS384",
+            SigningAlg::RS512 => "RS512",
+            SigningAlg::PS256 => "PS256",
+            SigningAlg::PS384 => "PS384",
+            SigningAlg::PS512 => "PS512",
+            SigningAlg::ES256 => "ES256",
+            SigningAlg::ES384 => "ES384",
+        }
+    }
+
+    /// Every algorithm, to read a header's `alg` against.
+    pub const ALL: [SigningAlg; 8] = [
+        SigningAlg::RS256,
+        SigningAlg::RS384,
+        SigningAlg::RS512,
+        SigningAlg::PS256,
+        SigningAlg::PS384,
+        SigningAlg::PS512,
+        SigningAlg::ES256,
+        SigningAlg::ES384,
+    ];
+}
+
+impl fmt::Display for SigningAlg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn default_username_claim() -> String {
+    "sub".into()
+}
+
+fn default_signing_algs() -> Vec<SigningAlg> {
+    vec![SigningAlg::RS256]
+}
+
+impl OidcSection {
+    /// What is wrong with it, naming the key; `None` when nothing is.
+    pub fn problem(&self) -> Option<String> {
+        let url = &self.issuer_url;
+        let Some(rest) = url.strip_prefix("https://") else {
+            return Some(format!("issuerURL {url:?} must start with https://"));
+        };
+        let host = rest.split('/').next().unwrap_or_default();
+        if host.is_empty() || host.contains(['@', ' ']) || rest.contains(['?', '#']) {
+            return Some(format!(
+                "issuerURL {url:?} is not an https URL with a host and no query, fragment or user"
+            ));
+        }
+        if self.client_id.is_empty() {
+            return Some("clientID must not be empty".into());
+        }
+        if self.username_claim.is_empty() {
+            return Some("usernameClaim must not be empty (leave it out for sub)".into());
+        }
+        if self.groups_claim.as_deref() == Some("") {
+            return Some("groupsClaim must not be empty (leave it out for no groups)".into());
+        }
+        if self.groups_prefix.is_some() && self.groups_claim.is_none() {
+            return Some("groupsPrefix needs groupsClaim".into());
+        }
+        if self.required_claims.keys().any(String::is_empty) {
+            return Some("requiredClaims has an empty claim name".into());
+        }
+        if self.signing_algs.is_empty() {
+            return Some("signingAlgs must not be empty (leave it out for [RS256])".into());
+        }
+        for (key, value) in [("jwksFile", &self.jwks_file), ("caFile", &self.ca_file)] {
+            if value.as_deref() == Some("") {
+                return Some(format!("{key} is empty; remove it"));
+            }
+        }
+        None
+    }
+
+    /// The prefix of user names: `usernamePrefix` as set (`-` is none), else `issuerURL#`
+    /// unless the name is the `email` claim, as kube-apiserver does.
+    pub fn username_prefix(&self) -> String {
+        match self.username_prefix.as_deref() {
+            Some("-") => String::new(),
+            Some(prefix) => prefix.to_string(),
+            None if self.username_claim == "email" => String::new(),
+            None => format!("{}#", self.issuer_url),
+        }
+    }
 }
 
 /// Authorization settings.
@@ -606,8 +761,8 @@ impl ServerConfig {
 
     /// Checks what can be checked without touching the clusters: at least one cluster, names
     /// that are unique DNS labels, at most one master, parseable `rType`s, namespace names in
-    /// `dispatch.adminNamespaces`, a complete TLS pair, a client CA only over HTTPS and with
-    /// `member` authorization.
+    /// `dispatch.adminNamespaces`, a complete TLS pair, a client CA only over HTTPS and not
+    /// with `roles` authorization, an `authentication.oidc` issuer over https.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
         if self.clusters.is_empty() {
@@ -703,6 +858,17 @@ impl ServerConfig {
                 return Err(invalid(format!("server.tokens[{i}].token {problem}")));
             }
         }
+        if let Some(oidc) = &self.authentication.oidc {
+            if let Some(problem) = oidc.problem() {
+                return Err(invalid(format!("authentication.oidc.{problem}")));
+            }
+            if self.authorization.mode == AuthorizationMode::Roles {
+                return Err(invalid(
+                    "authentication.oidc needs authorization.mode member or hub: roles accepts static tokens only"
+                        .into(),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -719,6 +885,11 @@ impl ServerConfig {
         resolve_path(&mut self.server.tls_cert_file, base);
         resolve_path(&mut self.server.tls_key_file, base);
         resolve_path(&mut self.authentication.client_ca_file, base);
+        if let Some(oidc) = &mut self.authentication.oidc {
+            for path in [&mut oidc.jwks_file, &mut oidc.ca_file].into_iter().flatten() {
+                resolve_path(path, base);
+            }
+        }
         if self.storage.url.as_deref().is_some_and(|u| u.trim().is_empty()) {
             self.storage.url = None;
         }
@@ -1043,6 +1214,75 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             "clusters: [{metadata: {clusterName: a}}]\nserver: {tokens: [{token: reader-token-0123456789, role: root}]}\n",
         );
         assert!(role.is_err());
+    }
+
+    const OIDC: &str = "clusters: [{metadata: {clusterName: a}}]\nauthentication:\n  oidc:\n";
+
+    #[test]
+    fn oidc_keys_are_read_with_kube_apiservers_defaults() {
+        let config =
+            load_str(&format!("{OIDC}    issuerURL: https://id.example.com\n    clientID: mc\n")).unwrap();
+        let oidc = config.authentication.oidc.unwrap();
+        assert_eq!(oidc.username_claim, "sub");
+        assert_eq!(oidc.signing_algs, [SigningAlg::RS256]);
+        assert_eq!(oidc.username_prefix(), "https://id.example.com#");
+        assert_eq!(oidc.groups_claim, None);
+        assert!(oidc.required_claims.is_empty());
+
+        let text = format!(
+            "{OIDC}    issuerURL: https://id.example.com/realms/x\n    clientID: mc\n    usernameClaim: email\n    groupsClaim: groups\n    groupsPrefix: \"oidc:\"\n    requiredClaims: {{hd: example.com}}\n    signingAlgs: [ES256, RS256]\n    jwksFile: keys.json\n    caFile: ~/ca.pem\n"
+        );
+        let oidc = load_str(&text).unwrap().authentication.oidc.unwrap();
+        assert_eq!(oidc.username_prefix(), "", "no prefix for email unless asked");
+        assert_eq!(oidc.groups_prefix.as_deref(), Some("oidc:"));
+        assert_eq!(oidc.required_claims["hd"], "example.com");
+        assert_eq!(oidc.signing_algs, [SigningAlg::ES256, SigningAlg::RS256]);
+        assert_eq!(oidc.jwks_file.as_deref(), Some("/etc/mc/keys.json"), "relative to the config file");
+        assert!(!oidc.ca_file.unwrap().starts_with('~'));
+
+        let dash = format!(
+            "{OIDC}    issuerURL: https://id.example.com\n    clientID: mc\n    usernamePrefix: \"-\"\n"
+        );
+        assert_eq!(load_str(&dash).unwrap().authentication.oidc.unwrap().username_prefix(), "");
+        assert_eq!(
+            load_str("clusters: [{metadata: {clusterName: a}}]\nauthentication: {}\n")
+                .unwrap()
+                .authentication
+                .oidc,
+            None
+        );
+    }
+
+    #[test]
+    fn an_oidc_issuer_must_be_https_and_its_settings_whole() {
+        for (keys, expected) in [
+            (
+                "issuerURL: http://id.example.com\n    clientID: mc",
+                "authentication.oidc.issuerURL \"http://id.example.com\" must start with https://",
+            ),
+            ("issuerURL: https://\n    clientID: mc", "is not an https URL"),
+            ("issuerURL: https://id.example.com#x\n    clientID: mc", "is not an https URL"),
+            ("issuerURL: https://id.example.com\n    clientID: \"\"", "clientID must not be empty"),
+            (
+                "issuerURL: https://id.example.com\n    clientID: mc\n    signingAlgs: []",
+                "signingAlgs must not be empty",
+            ),
+            (
+                "issuerURL: https://id.example.com\n    clientID: mc\n    groupsPrefix: x",
+                "groupsPrefix needs groupsClaim",
+            ),
+            ("issuerURL: https://id.example.com\n    clientID: mc\n    caFile: \"\"", "caFile is empty"),
+            ("issuerURL: https://id.example.com\n    clientID: mc\n    signingAlgs: [HS256]", "HS256"),
+            ("issuerURL: https://id.example.com\n    clientID: mc\n    signingAlgs: [none]", "none"),
+            ("clientID: mc", "issuerURL"),
+        ] {
+            let message = error_line(&format!("{OIDC}    {keys}\n"));
+            assert!(message.contains(expected), "{keys}: {message}");
+        }
+        let roles = format!(
+            "{OIDC}    issuerURL: https://id.example.com\n    clientID: mc\nauthorization: {{mode: roles}}\n"
+        );
+        assert!(error_line(&roles).contains("authentication.oidc needs authorization.mode member or hub"));
     }
 
     #[test]

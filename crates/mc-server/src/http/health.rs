@@ -55,5 +55,8 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
          # TYPE mc_token_reviews_total counter\nmc_token_reviews_total {}\n",
         state.reviewer.reviews_sent()
     ));
+    if let Some(oidc) = &state.oidc {
+        body.push_str(&oidc.metrics());
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], body)
 }

@@ -37,9 +37,10 @@ use mc_types::config::Role;
 use crate::access::Refused;
 use crate::access::{AccessControl, Mode};
 use crate::auth::{Access, Auth, Denied};
+use crate::authz::User;
 use crate::clusters::Registry;
 use crate::identity::impersonation::Impersonation;
-use crate::identity::{Caller, PeerIdentity, Reviewed, TokenReviewer};
+use crate::identity::{Caller, OidcVerifier, PeerIdentity, Reviewed, TokenReviewer};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::sync::SyncContext;
@@ -71,6 +72,8 @@ pub struct AppState {
     pub rows: Arc<kube::rows::RowCache>,
     /// Bearer tokens reviewed by the master cluster.
     pub reviewer: Arc<TokenReviewer>,
+    /// OIDC ID tokens checked here (`authentication.oidc`).
+    pub oidc: Option<Arc<OidcVerifier>>,
     /// What each caller may read in each cluster.
     pub access: Arc<AccessControl>,
 }
@@ -151,12 +154,12 @@ fn is_open(path: &str, auth: &Auth) -> bool {
 }
 
 /// Who is calling: a verified client certificate's user first (as kube-apiserver orders its
-/// authenticators), else a static token's role, or a Kubernetes identity that the master cluster
-/// vouched for (any other bearer token, reviewed unless `authorization.mode` is `roles`). The
-/// [`Caller`] (and a static token's [`Role`]) go into the request's extensions. A closed
-/// `/metrics` needs a token even when other reads go without one (`server.anonymousRead`):
-/// closing it is what `server.metricsAuth` asks for. A review that cannot be made answers 503:
-/// never an open door.
+/// authenticators), else a static token's role, or a Kubernetes identity that the OIDC issuer
+/// signed or the master cluster vouched for (any other bearer token, unless
+/// `authorization.mode` is `roles`; see [`identify`]). The [`Caller`] (and a static token's
+/// [`Role`]) go into the request's extensions. A closed `/metrics` needs a token even when other
+/// reads go without one (`server.anonymousRead`): closing it is what `server.metricsAuth` asks
+/// for. A review or keys that cannot be had answer 503: never an open door.
 async fn authenticate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let path = req.uri().path();
     if is_open(path, &state.auth) {
@@ -185,16 +188,10 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     };
     let reviewable = header.and_then(crate::auth::reviewable).filter(|_| state.access.mode() != Mode::Roles);
     if let (Denied::Invalid, Some((token, digest))) = (denied, reviewable) {
-        let master = state.registry.all().into_iter().find(|c| c.spec.is_master).and_then(|c| c.client());
-        match state.reviewer.review(master, token, digest).await {
-            Ok(Reviewed::User(user)) => return run_as(&state, Caller::member(user), req, next).await,
-            Ok(Reviewed::Rejected) | Err(crate::identity::ReviewError::NoMaster) => {}
-            Err(e) => {
-                return params::answer(
-                    req.uri().path(),
-                    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("{e}; try again")),
-                );
-            }
+        match identify(&state, token, digest).await {
+            Ok(Some(user)) => return run_as(&state, Caller::member(user), req, next).await,
+            Ok(None) => {}
+            Err(e) => return params::answer(req.uri().path(), e),
         }
     }
     let message = match denied {
@@ -204,6 +201,26 @@ async fn authenticate(State(state): State<AppState>, mut req: Request, next: Nex
     let mut resp = params::answer(req.uri().path(), ApiError::unauthorized(message));
     resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     resp
+}
+
+/// The user of a token that is none of the static ones: checked here when it claims to come
+/// from the OIDC issuer, else reviewed by the master cluster. `None`: refused (401). Keys or a
+/// review that cannot be had answer 503.
+async fn identify(state: &AppState, token: &str, digest: [u8; 32]) -> Result<Option<User>, ApiError> {
+    if let Some(oidc) = state.oidc.as_ref().filter(|o| o.claims_issuer_of(token)) {
+        return match oidc.verify(token, digest).await {
+            Ok(Reviewed::User(user)) => Ok(Some(user)),
+            Ok(Reviewed::Rejected) => Ok(None),
+            // The issuer's own words stay in the log (`source`): the caller gets ours.
+            Err(_) => Err(ApiError::unavailable("the OIDC issuer's keys cannot be fetched now; try again")),
+        };
+    }
+    let master = state.registry.all().into_iter().find(|c| c.spec.is_master).and_then(|c| c.client());
+    match state.reviewer.review(master, token, digest).await {
+        Ok(Reviewed::User(user)) => Ok(Some(user)),
+        Ok(Reviewed::Rejected) | Err(crate::identity::ReviewError::NoMaster) => Ok(None),
+        Err(e) => Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("{e}; try again"))),
+    }
 }
 
 /// Runs the request as `caller`, or as the user its `Impersonate-*` headers name when `caller`

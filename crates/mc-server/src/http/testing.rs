@@ -17,6 +17,7 @@ mod can_i;
 mod hub;
 mod join;
 mod list;
+mod oidc;
 mod service;
 
 use std::sync::Arc;
@@ -392,6 +393,7 @@ impl TestApi {
             queries: Arc::new(tokio::sync::Semaphore::new(super::MAX_CONCURRENT_QUERIES)),
             rows: Arc::default(),
             reviewer: Arc::default(),
+            oidc: None,
             access,
         };
         TestApi { state, _writer: task }

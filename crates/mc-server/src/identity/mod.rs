@@ -6,14 +6,17 @@
 //! `admin` does everything. Any other bearer token is reviewed by the master cluster, so its
 //! ServiceAccount tokens and whatever it accepts (OIDC-backed clusters too) identify a user and
 //! groups with no configuration; what that user may read is then what each member cluster's
-//! RBAC allows it (see `crate::access`).
+//! RBAC allows it (see `crate::access`). With `authentication.oidc`, a token whose `iss` is
+//! that issuer is checked by mc-server itself instead ([`oidc`]).
 
 pub mod client_cert;
 pub mod impersonation;
+pub mod oidc;
 mod review_cache;
 mod token_review;
 
 pub use client_cert::PeerIdentity;
+pub use oidc::Verifier as OidcVerifier;
 pub use review_cache::{ReviewCache, Reviewed};
 pub use token_review::{ReviewError, TokenReviewer};
 

@@ -33,7 +33,14 @@ pub struct ReviewCache {
 #[derive(Debug, Clone)]
 struct Entry {
     since: Instant,
-    review: Arc<OnceCell<Reviewed>>,
+    review: Arc<OnceCell<Kept>>,
+}
+
+/// A review and the end of the token's own validity, when it has one.
+#[derive(Debug, Clone)]
+struct Kept {
+    reviewed: Reviewed,
+    until: Option<Instant>,
 }
 
 impl ReviewCache {
@@ -49,8 +56,19 @@ impl ReviewCache {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Reviewed, E>>,
     {
+        self.get_or_review_until(digest, || async { review().await.map(|r| (r, None)) }).await
+    }
+
+    /// As [`ReviewCache::get_or_review`], for reviews that know when the token ends (an ID
+    /// token's `exp`): kept until then at the latest.
+    pub async fn get_or_review_until<F, Fut, E>(&self, digest: [u8; 32], review: F) -> Result<Reviewed, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(Reviewed, Option<Instant>), E>>,
+    {
         let cell = self.cell(digest);
-        let outcome = cell.get_or_try_init(review).await.cloned();
+        let review = || async { review().await.map(|(reviewed, until)| Kept { reviewed, until }) };
+        let outcome = cell.get_or_try_init(review).await.map(|k| k.reviewed.clone());
         if outcome.is_err() {
             // Forget the empty cell, so the next request reviews again.
             let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
@@ -72,7 +90,7 @@ impl ReviewCache {
         self.len() == 0
     }
 
-    fn cell(&self, digest: [u8; 32]) -> Arc<OnceCell<Reviewed>> {
+    fn cell(&self, digest: [u8; 32]) -> Arc<OnceCell<Kept>> {
         let now = Instant::now();
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = entries.get(&digest)
@@ -98,13 +116,15 @@ impl ReviewCache {
     }
 
     fn expired(&self, e: &Entry, now: Instant) -> bool {
-        let keep = match e.review.get() {
-            Some(Reviewed::User(_)) => self.accepted_for,
-            Some(Reviewed::Rejected) => self.rejected_for,
+        let Some(kept) = e.review.get() else {
             // Under review: kept while it runs.
-            None => return false,
+            return false;
         };
-        now.duration_since(e.since) >= keep
+        let keep = match kept.reviewed {
+            Reviewed::User(_) => self.accepted_for,
+            Reviewed::Rejected => self.rejected_for,
+        };
+        now.duration_since(e.since) >= keep || kept.until.is_some_and(|until| now >= until)
     }
 }
 
@@ -145,6 +165,26 @@ mod tests {
         assert!(cache.is_empty());
         let later = cache.get_or_review([1; 32], || async { Ok::<_, &str>(alice()) }).await;
         assert_eq!(later, Ok(alice()));
+    }
+
+    #[tokio::test]
+    async fn a_review_is_kept_no_longer_than_its_token() {
+        let cache = ReviewCache::new(Duration::from_secs(60), Duration::from_secs(10), 100);
+        let reviews = AtomicUsize::new(0);
+        let review = |until: Instant| {
+            let reviews = &reviews;
+            move || async move {
+                reviews.fetch_add(1, Ordering::SeqCst);
+                Ok::<_, ()>((alice(), Some(until)))
+            }
+        };
+        let soon = Instant::now() + Duration::from_millis(50);
+        cache.get_or_review_until([1; 32], review(soon)).await.unwrap();
+        cache.get_or_review_until([1; 32], review(soon)).await.unwrap();
+        assert_eq!(reviews.load(Ordering::SeqCst), 1);
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        cache.get_or_review_until([1; 32], review(soon)).await.unwrap();
+        assert_eq!(reviews.load(Ordering::SeqCst), 2, "the token ended before the period did");
     }
 
     #[tokio::test]
