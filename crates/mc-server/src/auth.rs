@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use mc_types::config::{MIN_TOKEN_LEN, Role, token_problem};
 use ring::digest::{SHA256, digest};
 
+use crate::authz::User;
+
 /// Name of the generated token's file in the data directory.
 pub const TOKEN_FILE: &str = "token";
 
@@ -63,6 +65,8 @@ pub enum Access {
 #[derive(Clone)]
 pub struct Auth {
     tokens: Vec<([u8; 32], Role)>,
+    /// Tokens that act as a user (`server.tokens[].user`).
+    users: Vec<([u8; 32], User)>,
     anonymous_read: bool,
     metrics_auth: bool,
 }
@@ -71,6 +75,7 @@ impl std::fmt::Debug for Auth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Auth")
             .field("tokens", &self.tokens.len())
+            .field("users", &self.users.len())
             .field("anonymous_read", &self.anonymous_read)
             .field("metrics_auth", &self.metrics_auth)
             .finish()
@@ -82,9 +87,29 @@ impl Auth {
     pub fn new(tokens: &[(String, Role)], anonymous_read: bool, metrics_auth: bool) -> Self {
         Auth {
             tokens: tokens.iter().map(|(t, r)| (sha256(t.as_bytes()), *r)).collect(),
+            users: Vec::new(),
             anonymous_read,
             metrics_auth,
         }
+    }
+
+    /// Also accepts these tokens, each acting as its user.
+    pub fn with_users(mut self, users: &[(String, User)]) -> Self {
+        self.users = users.iter().map(|(t, u)| (sha256(t.as_bytes()), u.clone())).collect();
+        self
+    }
+
+    /// The user a request's token acts as, when it is one of [`Auth::with_users`]'.
+    pub fn user(&self, authorization: Option<&[u8]>) -> Option<User> {
+        let given = sha256(bearer(authorization?)?);
+        // Every token is compared, so the time taken does not say which one matched.
+        let mut found = None;
+        for (want, user) in &self.users {
+            if constant_time_eq(&given, want) {
+                found = Some(user);
+            }
+        }
+        found.cloned()
     }
 
     /// Whether `/metrics` needs a token.

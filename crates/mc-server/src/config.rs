@@ -113,6 +113,8 @@ pub struct Settings {
     pub storage_url: String,
     /// Every accepted token with its role; never empty.
     pub tokens: Vec<(String, mc_types::config::Role)>,
+    /// Tokens that act as a user, with that user (its groups and `system:authenticated`).
+    pub user_tokens: Vec<(String, crate::authz::User)>,
     /// Where the tokens came from.
     pub token_origin: TokenOrigin,
     /// GETs without a token are served as `read`.
@@ -271,6 +273,14 @@ impl Settings {
             listen,
             storage_url,
             tokens,
+            user_tokens: file
+                .server
+                .user_tokens()
+                .into_iter()
+                .map(|(token, user, groups)| {
+                    (token, crate::identity::impersonation::impersonated(user, groups))
+                })
+                .collect(),
             token_origin,
             anonymous_read: file.server.anonymous_read,
             authorization: match file.authorization.mode {

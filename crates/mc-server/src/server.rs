@@ -156,7 +156,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         info!(path = %path.display(), "CLI config written");
     }
     let tokens = shared_token(&settings).await;
-    let auth = crate::auth::Auth::new(&tokens, settings.anonymous_read, settings.metrics_auth);
+    let auth = crate::auth::Auth::new(&tokens, settings.anonymous_read, settings.metrics_auth)
+        .with_users(&settings.user_tokens);
     let access = Arc::new(
         crate::access::AccessControl::new(store.clone(), settings.authorization, sync.history.clone())
             .with_registry(registry.clone()),

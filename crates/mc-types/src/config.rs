@@ -558,6 +558,13 @@ pub struct TokenEntry {
     /// What it may do; `read` when not given.
     #[serde(default)]
     pub role: Role,
+    /// The user it acts as: set, the token reads what the clusters' RBAC allows this user (as
+    /// a Kubernetes identity does) instead of by its role, and never joins or unjoins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The groups of `user` (besides `system:authenticated`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
 }
 
 /// What a token may do.
@@ -611,8 +618,15 @@ impl ServerSection {
     pub fn all_tokens(&self) -> Vec<(String, Role)> {
         let mut out: Vec<(String, Role)> =
             self.token().map(|t| (t.to_string(), Role::Admin)).into_iter().collect();
-        out.extend(self.tokens.iter().map(|t| (t.token.clone(), t.role)));
+        out.extend(self.tokens.iter().filter(|t| t.user.is_none()).map(|t| (t.token.clone(), t.role)));
         out
+    }
+
+    /// The tokens mapped to a user: token, user and groups.
+    pub fn user_tokens(&self) -> Vec<(String, String, Vec<String>)> {
+        let mapped =
+            self.tokens.iter().filter_map(|t| Some((t.token.clone(), t.user.clone()?, t.groups.clone())));
+        mapped.collect()
     }
 
     /// Certificate and key files when a certificate is configured.
@@ -857,6 +871,28 @@ impl ServerConfig {
             if let Some(problem) = token_problem(&t.token) {
                 return Err(invalid(format!("server.tokens[{i}].token {problem}")));
             }
+            let entry = format!("server.tokens[{i}]");
+            match &t.user {
+                None if !t.groups.is_empty() => {
+                    return Err(invalid(format!(
+                        "{entry}.groups needs user: groups belong to the user a token acts as"
+                    )));
+                }
+                Some(user) if user.trim().is_empty() || t.groups.iter().any(|g| g.trim().is_empty()) => {
+                    return Err(invalid(format!("{entry}: user and groups must not be empty")));
+                }
+                Some(_) if t.role == Role::Admin => {
+                    return Err(invalid(format!(
+                        "{entry}: a token with a user reads as that user, so role admin has no meaning; remove one"
+                    )));
+                }
+                Some(_) if self.authorization.mode == AuthorizationMode::Roles => {
+                    return Err(invalid(format!(
+                        "{entry}.user needs authorization.mode member or hub: roles knows no users"
+                    )));
+                }
+                _ => {}
+            }
         }
         if let Some(oidc) = &self.authentication.oidc {
             if let Some(problem) = oidc.problem() {
@@ -1086,6 +1122,35 @@ mod tests {
         let message = load_str(text).unwrap_err().to_string();
         assert!(!message.contains('\n'), "not one line: {message}");
         message
+    }
+
+    #[test]
+    fn a_token_mapped_to_a_user_reads_as_that_user_and_is_checked() {
+        let base = "clusters: [{metadata: {clusterName: a}}]\n";
+        let text = format!(
+            "{base}server: {{tokens: [{{token: team-a-token-0123456789, user: ci, groups: [team-a]}}, {{token: plain-read-0123456789}}]}}\n"
+        );
+        let config = load_str(&text).unwrap();
+        assert_eq!(config.server.all_tokens(), [("plain-read-0123456789".to_string(), Role::Read)]);
+        assert_eq!(
+            config.server.user_tokens(),
+            [("team-a-token-0123456789".to_string(), "ci".to_string(), vec!["team-a".to_string()])]
+        );
+        let refused = |tail: &str| error_line(&format!("{base}{tail}"));
+        assert!(
+            refused("server: {tokens: [{token: t-0123456789abcdef, groups: [g]}]}")
+                .contains("groups needs user")
+        );
+        assert!(
+            refused("server: {tokens: [{token: t-0123456789abcdef, user: ci, role: admin}]}")
+                .contains("role admin")
+        );
+        assert!(
+            refused("server: {tokens: [{token: t-0123456789abcdef, user: \"\"}]}")
+                .contains("must not be empty")
+        );
+        let roles = "server: {tokens: [{token: t-0123456789abcdef, user: ci}]}\nauthorization: {mode: roles}";
+        assert!(refused(roles).contains("roles knows no users"));
     }
 
     /// A fresh directory under the system temp dir, removed by the test when done.

@@ -47,6 +47,9 @@ pub const TOKEN: &str = "test-admin-token-0123456789";
 /// A token with the `read` role, also accepted by every [`TestApi`].
 pub const READ_TOKEN: &str = "test-read-token-0123456789";
 
+/// A static token mapped to user `ci` in group `team-a`, also accepted by every [`TestApi`].
+pub const MAPPED_TOKEN: &str = "test-mapped-token-0123456789";
+
 /// The clusters of a [`TestApi`], in the store's order.
 pub const CLUSTERS: [&str; 2] = ["alpha", "beta"];
 
@@ -378,7 +381,9 @@ impl TestApi {
         ));
         membership.mark_restore_tried();
         let tokens = [(TOKEN.into(), Role::Admin), (READ_TOKEN.into(), Role::Read)];
-        let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth);
+        let mapped =
+            [(MAPPED_TOKEN.to_string(), crate::authz::User::new("ci", ["team-a", "system:authenticated"]))];
+        let auth = Auth::new(&tokens, setup.anonymous_read, setup.metrics_auth).with_users(&mapped);
         let access = Arc::new(
             crate::access::AccessControl::new(store.clone(), setup.authorization, sync.history.clone())
                 .with_registry(registry.clone()),

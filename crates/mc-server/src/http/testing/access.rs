@@ -290,3 +290,23 @@ async fn a_read_token_never_impersonates_and_bad_headers_are_400() {
     let bad = api.send(request).await.status_object(StatusCode::BAD_REQUEST, "BadRequest");
     assert!(bad.contains("needs Impersonate-User"), "{bad}");
 }
+
+#[tokio::test]
+async fn a_static_token_mapped_to_a_user_reads_as_that_user() {
+    let api = alice_views_alphas_default().await;
+    let team = json!({
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "team-a"}],
+    });
+    api.write("beta", rbac("rolebindings", "RoleBinding", Some("default"), "team-a-view", team)).await;
+    let answer = api.call(Method::GET, "/api/v1/configmaps", Some(super::MAPPED_TOKEN)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(names(answer.json()["items"].as_array().unwrap()), ["cm-b1", "cm-b2"]);
+    assert!(
+        answer.warnings().iter().any(|w| w.contains("ci may not list configmaps") && w.contains("alpha"))
+    );
+    // It is not reviewed, and it never joins or unjoins.
+    let unjoin = api.call(Method::POST, "/v1/unjoin?clusterName=beta", Some(super::MAPPED_TOKEN)).await;
+    assert_eq!(unjoin.status, StatusCode::FORBIDDEN, "{}", unjoin.text());
+    assert!(api.get("/metrics").await.text().contains("mc_token_reviews_total 0"));
+}
