@@ -257,6 +257,9 @@ async fn list_answer(
     };
     if params.watch {
         let initial_events = params.send_initial_events == Some(true);
+        // Periodic bookmarks carry a bare object of the type; a Table watch gets none.
+        let bookmark = (params.allow_bookmarks && format.is_none())
+            .then(|| json!({"kind": target.info.kind, "apiVersion": target.api_version()}));
         let w = super::watch::Watch {
             query,
             resource_version: params.resource_version.clone(),
@@ -264,6 +267,7 @@ async fn list_answer(
             timeout: params.timeout,
             send_initial_events: initial_events,
             rights,
+            bookmark,
             initial_events_end: (initial_events && params.allow_bookmarks).then(|| {
                 json!({
                     "kind": target.info.kind,

@@ -154,3 +154,44 @@ async fn send_initial_events_ends_its_current_objects_with_a_bookmark() {
             .status_object(StatusCode::UNPROCESSABLE_ENTITY, "Invalid");
     }
 }
+
+#[tokio::test]
+async fn a_watch_that_takes_bookmarks_is_told_the_version_it_reached() {
+    let api = TestApi::new().await;
+    let mut watch =
+        api.stream("/api/v1/namespaces/team/configmaps?watch=true&allowWatchBookmarks=true").await;
+    assert_eq!(watch.status, StatusCode::OK);
+    // A change of another namespace: not sent, but the bookmark's version is past it.
+    let cm = Gvr::new("", "v1", "configmaps");
+    api.write("beta", object(&cm, Some("default"), "cm-b9", json!({}))).await;
+    let now = api.get("/api/v1/configmaps").await.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut bookmark = None;
+    for _ in 0..10 {
+        match watch.next(Duration::from_secs(3)).await {
+            Next::Line(e) if e["type"] == "BOOKMARK" => {
+                bookmark = Some(e);
+                break;
+            }
+            Next::Line(_) => continue,
+            other => panic!("no bookmark: {other:?}"),
+        }
+    }
+    let bookmark = bookmark.expect("a bookmark");
+    assert_eq!(bookmark["object"]["kind"], "ConfigMap", "{bookmark}");
+    assert_eq!(bookmark["object"]["apiVersion"], "v1");
+    assert_eq!(bookmark["object"]["metadata"]["resourceVersion"], now.as_str(), "{bookmark}");
+    // Watching again from it misses nothing and is not expired.
+    let mut again = api
+        .stream(&format!("/api/v1/configmaps?watch=true&resourceVersion={now}&allowWatchBookmarks=true"))
+        .await;
+    api.write("alpha", object(&cm, Some("team"), "cm-a9", json!({}))).await;
+    let Next::Line(event) = again.next(Duration::from_secs(3)).await else { panic!("no event") };
+    assert_ne!(event["type"], "ERROR", "{event}");
+    assert_eq!(cluster_and_name(&event["object"]), "alpha/cm-a9");
+    // Without allowWatchBookmarks, none.
+    let quiet = api.get("/api/v1/namespaces/team/configmaps?watch=true&timeoutSeconds=2").await.lines();
+    assert!(quiet.iter().all(|e| e["type"] != "BOOKMARK"), "{quiet:?}");
+}

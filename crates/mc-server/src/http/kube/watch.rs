@@ -25,6 +25,11 @@ use mc_types::printers::Ctx;
 /// Longest a watch stays open without `timeoutSeconds` (clients watch again).
 const MAX_WATCH: Duration = Duration::from_secs(1800);
 
+/// How often a watch that takes bookmarks is told the version it has reached, as
+/// kube-apiserver tells it about once a minute: a client of a quiet type then watches again
+/// from a recent version instead of one too old to resume from.
+const BOOKMARK_EVERY: Duration = if cfg!(test) { Duration::from_secs(1) } else { Duration::from_secs(60) };
+
 /// What a watch sends.
 pub struct Watch {
     /// The objects it is about.
@@ -43,6 +48,9 @@ pub struct Watch {
     /// The object of the `BOOKMARK` that follows the current objects (annotated
     /// `k8s.io/initial-events-end`), when the client takes bookmarks; it gets the version here.
     pub initial_events_end: Option<Value>,
+    /// The object of periodic `BOOKMARK`s (kind and apiVersion), when the client takes
+    /// bookmarks (`allowWatchBookmarks=true`); each gets the version the watch has reached.
+    pub bookmark: Option<Value>,
 }
 
 /// Starts a watch. Subscribes before reading anything, so no change falls between what was read
@@ -93,11 +101,17 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
     let query = Arc::new(w.query);
     let table = Arc::new(w.table);
     let rights = Arc::new(w.rights);
+    let bookmark = Arc::new(w.bookmark);
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let ticks = Arc::new(tokio::sync::Mutex::new(ticks));
     let state = state.clone();
     let changes = stream::unfold(
         (snapshot, Some(rx), last, known, query, table, history),
-        move |(mut snapshot, rx, last, mut known, mut query, table, history)| {
+        move |(mut snapshot, rx, mut last, mut known, mut query, table, history)| {
             let rights = Arc::clone(&rights);
+            let bookmark = Arc::clone(&bookmark);
+            let ticks = Arc::clone(&ticks);
             let state = state.clone();
             async move {
                 let mut rx = rx?;
@@ -138,7 +152,20 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
                         }
                         continue;
                     }
-                    match rx.recv().await {
+                    let received = match bookmark.as_ref() {
+                        Some(object) => {
+                            let mut ticks = ticks.lock().await;
+                            tokio::select! {
+                                received = rx.recv() => received,
+                                _ = ticks.tick() => {
+                                    let line = periodic_bookmark(object.clone(), &history.format(last));
+                                    return Some((line, (None, Some(rx), last, known, query, table, history)));
+                                }
+                            }
+                        }
+                        None => rx.recv().await,
+                    };
+                    match received {
                         Ok(n) if n.seq > last => {
                             if let Some(rights) = rights.as_ref()
                                 && let Err(e) = rights.recheck(&state, &n, &mut query).await
@@ -151,6 +178,8 @@ pub async fn stream(state: &AppState, mut w: Watch) -> Result<Response, crate::h
                             let Some(line) =
                                 change(&query, &n, &mut known, &history, table.as_ref().as_ref())
                             else {
+                                // Not for this watch, but reached: a bookmark may say so.
+                                last = n.seq;
                                 continue;
                             };
                             return Some((line, (None, Some(rx), n.seq, known, query, table, history)));
@@ -211,6 +240,12 @@ fn event(kind: &str, cluster: &str, mut object: Value, rv: &str, table: Option<&
 /// The `BOOKMARK` at `rv` that ends a watch's initial events (client-go's WatchList waits for it).
 fn initial_events_end(mut object: Value, rv: &str) -> Bytes {
     object["metadata"]["resourceVersion"] = rv.into();
+    line(&json!({"type": "BOOKMARK", "object": object}))
+}
+
+/// A periodic `BOOKMARK` at `rv`: `object` is the type's kind and apiVersion.
+fn periodic_bookmark(mut object: Value, rv: &str) -> Bytes {
+    object["metadata"] = json!({"resourceVersion": rv});
     line(&json!({"type": "BOOKMARK", "object": object}))
 }
 
