@@ -220,6 +220,13 @@ impl Client {
         if target.tls.insecure_skip_verify {
             builder = builder.danger_accept_invalid_certs(true);
         }
+        if let Some(identity) = &target.tls.client_identity {
+            let identity = reqwest::Identity::from_pem(identity.pem()).map_err(|e| Error::Protocol {
+                url: target.url.clone(),
+                reason: format!("the kubeconfig user's client certificate cannot be used: {e}"),
+            })?;
+            builder = builder.identity(identity);
+        }
         let http = builder
             .build()
             .map_err(|e| Error::Protocol { url: target.url.clone(), reason: e.to_string() })?;

@@ -129,6 +129,8 @@ pub struct TlsSettings {
     pub certificate_authority: Option<(PathBuf, Origin)>,
     /// Skip verification altogether.
     pub insecure_skip_verify: bool,
+    /// The client certificate to present (the kubeconfig user's, with `--kubeconfig-user`).
+    pub client_identity: Option<crate::kubeconfig_user::ClientIdentity>,
 }
 
 /// Resolves settings from flags, environment and the config file, reading the file only when
@@ -196,6 +198,7 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
             let tls = TlsSettings {
                 certificate_authority: ca.or_else(|| file.as_ref().and_then(|(p, c)| file_ca(p, c))),
                 insecure_skip_verify: insecure || file_insecure,
+                client_identity: None,
             };
             let kubeconfig_user = self.kubeconfig_user(file.as_ref());
             return Ok(ServerTarget {
@@ -210,6 +213,7 @@ impl<E: Fn(&str) -> Option<String>> Settings<E> {
         let tls = TlsSettings {
             certificate_authority: ca.or_else(|| file_ca(&path, &config)),
             insecure_skip_verify: insecure || config.insecure_skip_tls_verify == Some(true),
+            client_identity: None,
         };
         let kubeconfig_user = self.kubeconfig_user(Some(&(path.clone(), config.clone())));
         let origin = Origin::File { path, keys: "serverIP/serverPort" };

@@ -1,13 +1,15 @@
 //! Acting as the current kubeconfig context's user (`--kubeconfig-user`): the plugin sends
-//! mc-server the bearer token kubectl would send for that user on this machine instead of its
-//! configured token, and mc-server answers as that user (it reviews the token with the master
-//! cluster, so the user must be one the master accepts).
+//! mc-server what kubectl would send for that user on this machine instead of its configured
+//! token, and mc-server answers as that user: a bearer token (which it reviews with the master
+//! cluster, or checks as its OIDC issuer's), or a client certificate (which it trusts when its
+//! `authentication.clientCAFile` signed it).
 //!
-//! The token is obtained by kube-rs's own credential handling, the one its clients use: an
+//! A token is obtained by kube-rs's own credential handling, the one its clients use: an
 //! inline `token`, a `tokenFile`, an `exec` credential plugin, an `auth-provider`'s ID token.
 //! [`kube::client::ConfigExt::auth_layer`] adds the `Authorization` header to one request that
-//! goes nowhere, and the token is read back from it. A user that authenticates with a client
-//! certificate (or a user name and password) has no token to send: that is an error saying so.
+//! goes nowhere, and the token is read back from it. A client certificate and its key are read
+//! from the user's `client-certificate(-data)` and `client-key(-data)`. A user name and password
+//! are not sent: that is an error saying so.
 
 use http::HeaderValue;
 use http::header::AUTHORIZATION;
@@ -32,15 +34,28 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// The user has a client certificate and no token.
+    /// The user's exec credential plugin answers with a client certificate, which is not
+    /// read back from it.
     #[error(
-        "--kubeconfig-user: kubeconfig user {user:?} (context {context:?}) authenticates with a client certificate, and mc-server needs a bearer token: use a context whose user has a token, a tokenFile or an exec credential plugin that gives a token"
+        "--kubeconfig-user: the exec credential plugin of kubeconfig user {user:?} (context {context:?}) answers with a client certificate, which the plugin cannot send: put the certificate in client-certificate and client-key, or use a plugin that gives a token"
     )]
     ClientCertificate {
         /// The user.
         user: String,
         /// The context.
         context: String,
+    },
+    /// The user's client certificate or key cannot be read.
+    #[error(
+        "--kubeconfig-user: the client certificate of kubeconfig user {user:?} (context {context:?}): {reason}"
+    )]
+    Certificate {
+        /// The user.
+        user: String,
+        /// The context.
+        context: String,
+        /// What is wrong.
+        reason: String,
     },
     /// The user has a user name and password.
     #[error(
@@ -88,12 +103,45 @@ pub enum Prompt {
     Never,
 }
 
-/// Puts the current kubeconfig user's token into `target` when it asks for one
-/// ([`ServerTarget::kubeconfig_user`]); else leaves it as it is.
+/// What a kubeconfig user authenticates with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// A bearer token.
+    Token(String),
+    /// A client certificate (chain) and its private key.
+    Certificate(ClientIdentity),
+}
+
+/// A client certificate chain and its private key, in PEM; never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientIdentity(Vec<u8>);
+
+impl ClientIdentity {
+    /// The certificates and the key, in PEM.
+    pub fn pem(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClientIdentity(<client certificate and key>)")
+    }
+}
+
+/// Puts the current kubeconfig user's credential into `target` (its token, or its client
+/// certificate instead of any token) when it asks for it ([`ServerTarget::kubeconfig_user`]);
+/// else leaves it as it is.
 pub async fn apply(target: &mut ServerTarget, prompt: Prompt) -> Result<()> {
     if target.kubeconfig_user.is_some() {
         let kubeconfig = Kubeconfig::read().map_err(|e| Error::Read(one_line(&e)))?;
-        target.token = Some(token(kubeconfig, prompt).await?);
+        match credential(kubeconfig, prompt).await? {
+            Credential::Token(token) => target.token = Some(token),
+            Credential::Certificate(identity) => {
+                target.token = None;
+                target.tls.client_identity = Some(identity);
+            }
+        }
     }
     Ok(())
 }
@@ -111,8 +159,8 @@ pub fn current_user() -> Result<AuthInfo> {
     })
 }
 
-/// The bearer token kubectl would send for the current context's user of `kubeconfig`.
-pub async fn token(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<String> {
+/// What kubectl would send for the current context's user of `kubeconfig`.
+pub async fn credential(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<Credential> {
     let (context, user) = current(&kubeconfig);
     if context.is_empty() {
         return Err(Error::Context { context, reason: "no current-context is set".into() });
@@ -127,7 +175,14 @@ pub async fn token(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<String> {
         exec.interactive_mode = Some(ExecInteractiveMode::Never);
     }
     match Kind::of(&config.auth_info) {
-        Kind::ClientCertificate => return Err(Error::ClientCertificate { user, context }),
+        Kind::ClientCertificate => {
+            let identity = identity(&config.auth_info).map_err(|reason| Error::Certificate {
+                user: user.clone(),
+                context: context.clone(),
+                reason,
+            })?;
+            return Ok(Credential::Certificate(identity));
+        }
         Kind::Basic => return Err(Error::Basic { user, context }),
         Kind::Nothing => return Err(Error::NoCredentials { user, context }),
         Kind::Token => {}
@@ -166,12 +221,49 @@ pub async fn token(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<String> {
         .into_body();
     match header.as_ref().map(HeaderValue::to_str) {
         Some(Ok(value)) => match value.strip_prefix("Bearer ").map(str::trim) {
-            Some(token) if !token.is_empty() => Ok(token.to_owned()),
+            Some(token) if !token.is_empty() => Ok(Credential::Token(token.to_owned())),
             Some(_) => Err(Error::NoCredentials { user, context }),
             None => Err(Error::Basic { user, context }),
         },
         _ => Err(Error::NoCredentials { user, context }),
     }
+}
+
+/// The user's client certificate (chain) and key, from their inline base64 data or their
+/// files, checked to be PEM of the right kinds.
+fn identity(auth: &AuthInfo) -> std::result::Result<ClientIdentity, String> {
+    use base64::Engine as _;
+    use secrecy::ExposeSecret as _;
+    let read = |data: Option<&str>,
+                file: Option<&String>,
+                what: &str|
+     -> std::result::Result<Vec<u8>, String> {
+        match (data, file) {
+            (Some(data), _) => base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map_err(|e| format!("{what}-data is not base64: {e}")),
+            (None, Some(file)) => std::fs::read(file).map_err(|e| format!("cannot read {what} {file}: {e}")),
+            (None, None) => Err(format!("{what} is missing")),
+        }
+    };
+    let cert = read(
+        auth.client_certificate_data.as_deref(),
+        auth.client_certificate.as_ref(),
+        "client-certificate",
+    )?;
+    let key_data = auth.client_key_data.as_ref().map(|k| k.expose_secret().to_string());
+    let key = read(key_data.as_deref(), auth.client_key.as_ref(), "client-key")?;
+    let text = |bytes: &[u8], what: &str| -> std::result::Result<String, String> {
+        String::from_utf8(bytes.to_vec()).map_err(|_| format!("{what} is not PEM text"))
+    };
+    let (cert, key) = (text(&cert, "client-certificate")?, text(&key, "client-key")?);
+    if !cert.contains("-----BEGIN CERTIFICATE-----") {
+        return Err("client-certificate holds no PEM certificate".into());
+    }
+    if !key.contains("PRIVATE KEY-----") {
+        return Err("client-key holds no PEM private key".into());
+    }
+    Ok(ClientIdentity(format!("{}\n{}\n", cert.trim(), key.trim()).into_bytes()))
 }
 
 /// The current context's name and the name of its user.
@@ -296,6 +388,14 @@ users:
         token(kubeconfig(user), Prompt::AsConfigured).await
     }
 
+    /// The token of `kubeconfig`'s current user; a test failure if it has a certificate.
+    async fn token(kubeconfig: Kubeconfig, prompt: Prompt) -> Result<String> {
+        credential(kubeconfig, prompt).await.map(|c| match c {
+            Credential::Token(token) => token,
+            other => panic!("not a token: {other:?}"),
+        })
+    }
+
     /// An exec credential plugin: `sh SCRIPT`, the script printing `answer` as its
     /// ExecCredential.
     fn exec_plugin(dir: &Dir, answer: &str, interactive: &str) -> String {
@@ -357,19 +457,46 @@ users:
     }
 
     #[tokio::test]
-    async fn a_client_certificate_is_no_token() {
-        let user = "    client-certificate-data: Y2VydA==\n    client-key-data: a2V5";
-        let message = token_of(user).await.unwrap_err().to_string();
+    async fn a_client_certificate_is_sent_as_the_users_identity() {
+        let dir = Dir::new("cert");
+        let (cert, key) = (
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+            "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+        );
+        std::fs::write(dir.path("alice.crt"), cert).unwrap();
+        std::fs::write(dir.path("alice.key"), key).unwrap();
+        let files = format!(
+            "    client-certificate: {}\n    client-key: {}",
+            quoted(&dir.path("alice.crt")),
+            quoted(&dir.path("alice.key"))
+        );
+        let inline = {
+            use base64::Engine as _;
+            let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+            format!("    client-certificate-data: {}\n    client-key-data: {}", b64(cert), b64(key))
+        };
+        for user in [files, inline] {
+            let Credential::Certificate(identity) =
+                credential(kubeconfig(&user), Prompt::Never).await.unwrap()
+            else {
+                panic!("no certificate")
+            };
+            let pem = String::from_utf8(identity.pem().to_vec()).unwrap();
+            assert_eq!(pem, format!("{cert}\n{key}\n"));
+            assert!(!format!("{identity:?}").contains("MII"), "never printed");
+        }
+        // What cannot be a certificate and key is said, with the user.
+        let bad = "    client-certificate-data: bm90IHBlbQ==\n    client-key-data: a2V5";
+        let message = credential(kubeconfig(bad), Prompt::Never).await.unwrap_err().to_string();
         assert_eq!(
             message,
-            "--kubeconfig-user: kubeconfig user \"alice\" (context \"dev\") authenticates with a client certificate, and mc-server needs a bearer token: use a context whose user has a token, a tokenFile or an exec credential plugin that gives a token"
+            "--kubeconfig-user: the client certificate of kubeconfig user \"alice\" (context \"dev\"): client-certificate holds no PEM certificate"
         );
-        // Nor is a plugin that answers with one.
-        let dir = Dir::new("exec-cert");
+        // A plugin that answers with one: not read back from it, and said so.
         let answer = r#"{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
             "status": {"clientCertificateData": "cert", "clientKeyData": "key"}}"#;
         let message = token_of(&exec_plugin(&dir, answer, "Never")).await.unwrap_err().to_string();
-        assert!(message.contains("client certificate"), "{message}");
+        assert!(message.contains("answers with a client certificate"), "{message}");
     }
 
     #[tokio::test]

@@ -197,7 +197,7 @@ fn a_token_the_server_refuses_says_it_came_from_the_kubeconfig() {
 }
 
 #[test]
-fn a_client_certificate_user_is_told_that_mc_server_needs_a_token() {
+fn a_client_certificate_that_cannot_be_one_is_said_before_anything_is_sent() {
     let server = FakeServer::start();
     let home = Home::for_server(&server.url, None);
     let kubeconfig = kubeconfig(&home, "    client-certificate-data: Y2VydA==\n    client-key-data: a2V5");
@@ -210,7 +210,7 @@ fn a_client_certificate_user_is_told_that_mc_server_needs_a_token() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "error: --kubeconfig-user: kubeconfig user \"alice\" (context \"dev\") authenticates with a client certificate, and mc-server needs a bearer token: use a context whose user has a token, a tokenFile or an exec credential plugin that gives a token\n"
+        "error: --kubeconfig-user: the client certificate of kubeconfig user \"alice\" (context \"dev\"): client-certificate holds no PEM certificate\n"
     );
     assert!(server.requests().is_empty(), "nothing is sent: {:?}", server.requests());
 }

@@ -42,9 +42,14 @@ fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
         &["apply", "-f", "-"],
         Some(&format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {SERVER_NS}}}\n")),
     );
+    // The test CA signs client certificates too: they identify their users.
+    let shared = std::fs::read_to_string(env.dir.join("config.yaml")).unwrap();
+    let server_config = dir.join("config.yaml");
+    std::fs::write(&server_config, format!("{shared}\nauthentication:\n  clientCAFile: {}\n", ca.display()))
+        .unwrap();
     let server = Command::new(&env.mc_server)
         .arg("--config")
-        .arg(env.dir.join("config.yaml"))
+        .arg(&server_config)
         .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--no-cli-config"])
         .args(["--namespace", SERVER_NS])
         .arg("--data-dir")
@@ -114,6 +119,53 @@ fn the_plugin_speaks_https_with_the_servers_ca_and_shows_server_warnings() {
             .unwrap();
     assert_eq!(code, 1);
     assert!(stderr.contains("token"), "{stderr}");
+
+    // The kubeconfig user's client certificate (--kubeconfig-user): the plugin reads as that
+    // user, whom the master's RBAC lets read one namespace only.
+    let (crt, crt_key) =
+        crate::certs::client(&dir.join("tls"), "e2e", "cert-alice", "/CN=cert-alice/O=e2e-team");
+    env.kubectl_stdin(
+        env.master(),
+        &["apply", "-f", "-"],
+        Some(
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: mc-e2e-cert}\n---\n\
+             apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cert-visible, namespace: mc-e2e-cert}\n---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\n\
+             metadata: {name: cert-alice-view, namespace: mc-e2e-cert}\n\
+             roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}\n\
+             subjects: [{kind: Group, apiGroup: rbac.authorization.k8s.io, name: e2e-team}]\n",
+        ),
+    );
+    let kubeconfig = dir.join("cert-kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {{cluster: m, user: alice}}\n\
+             clusters:\n- name: m\n  cluster: {{server: \"https://127.0.0.1:6443\"}}\n\
+             users:\n- name: alice\n  user: {{client-certificate: \"{}\", client-key: \"{}\"}}\n",
+            crt.display(),
+            crt_key.display()
+        ),
+    )
+    .unwrap();
+    let kube_env = [("KUBECONFIG", kubeconfig.to_str().unwrap())];
+    let as_alice = |args: &[&str]| {
+        let out =
+            plugin_command(&config, &[&["--kubeconfig-user"], args].concat(), &kube_env).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let shown = eventually("the certificate's user reads its namespace", Duration::from_secs(60), || {
+        let (code, stdout, _) = as_alice(&["list", "configmaps", "-n", "mc-e2e-cert"]);
+        (code == 0 && stdout.contains("cert-visible")).then_some(stdout)
+    });
+    assert!(shown.contains(env.master()), "{shown}");
+    let (code, _, stderr) = as_alice(&["list", "configmaps", "-n", "default"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("cert-alice") && stderr.contains("forbidden"), "{stderr}");
 
     // A cluster that goes down: the plugin prints the server's warning on stderr, as kubectl does.
     let down = env.clusters.last().unwrap().clone();

@@ -65,3 +65,21 @@ pub fn issue(dir: &Path, tag: &str) -> (PathBuf, PathBuf, PathBuf) {
     );
     (dir.join(ca), dir.join(crt), dir.join(key))
 }
+
+/// A client certificate for `subject` (e.g. `/CN=alice/O=team-a`) signed by the CA that
+/// [`issue`] made under `tag` in `dir`: returns the certificate and key files.
+pub fn client(dir: &Path, tag: &str, name: &str, subject: &str) -> (PathBuf, PathBuf) {
+    let (key, csr, crt) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.crt"));
+    openssl(dir, &["req", "-newkey", "rsa:2048", "-nodes", "-keyout", &key, "-out", &csr, "-subj", subject]);
+    std::fs::write(dir.join("client.ext"), "keyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n")
+        .unwrap();
+    let (ca, ca_key) = (format!("{tag}-ca.crt"), format!("{tag}-ca.key"));
+    openssl(
+        dir,
+        &["x509", "-req", "-in", &csr, "-CA", &ca, "-CAkey", &ca_key, "-CAcreateserial", "-out", &crt]
+            .into_iter()
+            .chain(["-days", "2", "-extfile", "client.ext"])
+            .collect::<Vec<_>>(),
+    );
+    (dir.join(crt), dir.join(key))
+}
