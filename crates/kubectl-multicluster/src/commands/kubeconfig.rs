@@ -113,7 +113,11 @@ mod tests {
             origin: Origin::Flag("--server"),
             token: Some("t0k3n".into()),
             kubeconfig_user: None,
-            tls: TlsSettings { certificate_authority: None, insecure_skip_verify: insecure, client_identity: None },
+            tls: TlsSettings {
+                certificate_authority: None,
+                insecure_skip_verify: insecure,
+                client_identity: None,
+            },
         }
     }
 

@@ -4,7 +4,8 @@
 //! [`crate::authz`]); a static token's role answers for itself.
 //!
 //! It is a question, not a request: any verb may be asked about, also those mc-server never
-//! serves. An admin token may ask for another user and groups (`user=`, `group=`), as
+//! serves. A caller that may impersonate (an admin token, or an identity the master lets) may
+//! ask for another user and groups (`user=`, `group=`), as
 //! `kubectl auth can-i --as` does; the user is then given the groups kube-apiserver gives an
 //! impersonated user.
 
@@ -19,8 +20,9 @@ use mc_types::config::Role;
 
 use super::warnings::add_warnings;
 use super::{ApiError, ApiResult, AppState, params};
+use crate::access::Refused;
 use crate::authz::{Request, User};
-use crate::identity::impersonation::impersonated;
+use crate::identity::impersonation::Impersonation;
 use crate::identity::{Caller, Grant};
 
 /// The verbs a `read` token may use.
@@ -130,7 +132,7 @@ async fn can_i(
 ) -> ApiResult<Response> {
     let p = Params::from_pairs(pairs)?;
     p.check()?;
-    let subject = subject(&caller, p.user.clone(), p.groups.clone())?;
+    let subject = subject(&state, &caller, p.user.clone(), p.groups.clone()).await?;
     let info = super::list::resolve_type(&state, p.gvr.as_deref())?;
     let clusters = match &p.cluster {
         Some(c) if state.registry.get(c).is_none() => {
@@ -166,20 +168,30 @@ async fn can_i(
     Ok(resp)
 }
 
-/// Whose rights the question is about: the caller's own, or (for an admin token only) the user
-/// and groups it names.
-fn subject(caller: &Caller, user: Option<String>, groups: Vec<String>) -> ApiResult<Subject> {
+/// Whose rights the question is about: the caller's own, or the user and groups it names when
+/// it may act as them (an admin token, or an identity the master lets impersonate them, as for
+/// `Impersonate-*` headers).
+async fn subject(
+    state: &AppState,
+    caller: &Caller,
+    user: Option<String>,
+    groups: Vec<String>,
+) -> ApiResult<Subject> {
     match (user, caller.grant) {
-        (Some(user), _) if caller.is_admin() => Ok(Subject::User(impersonated(user, groups))),
-        (Some(_), grant) => {
-            let who = match grant {
-                Grant::Role(_) => "this token has the read role".to_string(),
-                Grant::Rbac => format!("{} is not an mc-server admin", caller.user.name),
-            };
-            Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!("{who}; asking for another user (user=, group=) needs an admin token"),
-            ))
+        (Some(user), _) => {
+            let asked = Impersonation { user, groups, uid: None, extra: Vec::new() };
+            let master =
+                state.registry.all().into_iter().find(|c| c.spec.is_master).map(|c| c.spec.name.clone());
+            match state.access.impersonate(caller, &asked, master.as_deref()).await {
+                Ok(acting) => Ok(Subject::User(acting.user)),
+                Err(Refused::Store(e)) => Err(ApiError::unavailable(format!("{e}; try again"))),
+                Err(refused) => Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "{refused}; asking for another user (user=, group=) needs the right to impersonate it"
+                    ),
+                )),
+            }
         }
         (None, Grant::Role(role)) => Ok(Subject::Role(role)),
         (None, Grant::Rbac) => Ok(Subject::User(caller.user.clone())),
