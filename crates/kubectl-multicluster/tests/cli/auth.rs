@@ -108,10 +108,7 @@ fn can_i_errors_are_one_line() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        format!(
-            "error: alice is not an mc-server admin; asking for another user (user=, group=) needs an admin token (this needs an admin token: pass one with --token or MC_TOKEN; server from serverIP/serverPort in {})\n",
-            home.config().display()
-        )
+        "error: users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope; asking for another user (user=, group=) needs the right to impersonate it\n"
     );
     let out = home.cmd().args(["auth", "can-i", "get", "gizmos"]).output().unwrap();
     assert_eq!(

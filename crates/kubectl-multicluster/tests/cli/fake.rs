@@ -305,7 +305,7 @@ async fn can_i(headers: HeaderMap, Query(params): Query<Vec<(String, String)>>) 
         if headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()) != Some(admin.as_str()) {
             return error(
                 StatusCode::FORBIDDEN,
-                "alice is not an mc-server admin; asking for another user (user=, group=) needs an admin token".into(),
+                "users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" in API group \"\" at the cluster scope; asking for another user (user=, group=) needs the right to impersonate it".into(),
             );
         }
     }
