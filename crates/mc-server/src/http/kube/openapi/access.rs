@@ -62,7 +62,8 @@ mod tests {
     #[test]
     fn built_in_groups_are_always_seen_and_custom_ones_only_when_offered() {
         let visible = Visible::Only(BTreeSet::from([GroupVersion::new("seen.io", "v1")]));
-        for path in ["api/v1", "apis/apps/v1", "apis/storage.k8s.io/v1", "apis/seen.io/v1", "apis/seen.io", "version"]
+        for path in
+            ["api/v1", "apis/apps/v1", "apis/storage.k8s.io/v1", "apis/seen.io/v1", "apis/seen.io", "version"]
         {
             assert!(visible.path(path), "{path}");
         }

@@ -294,7 +294,9 @@ async fn read(cluster: &Cluster, path: &str, etag: Option<&str>, limits: Limits)
 /// The copy read before, with a warning, else the error.
 fn old<T>(cluster: &Cluster, had: Option<&Timed<T>>, e: fetch::Error) -> Result<Had<Arc<T>>> {
     match had {
-        Some(had) => Ok(Had { value: had.value.clone(), warning: Some(stale_warning(cluster, Some(had.read), &e)) }),
+        Some(had) => {
+            Ok(Had { value: had.value.clone(), warning: Some(stale_warning(cluster, Some(had.read), &e)) })
+        }
         None => Err(unavailable(cluster, e)),
     }
 }

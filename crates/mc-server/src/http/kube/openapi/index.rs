@@ -234,7 +234,10 @@ mod tests {
         assert_eq!(parts.len(), 2);
         assert_eq!(hash(&parts).len(), 128);
         assert_eq!(plan("api/v1", &sources(&more)).len(), 1, "no kinds of the member's own: the master's");
-        assert_eq!(plan("apis/only.io/v1", &sources(&same)), [Part { cluster: "x".into(), hash: "O".into() }]);
+        assert_eq!(
+            plan("apis/only.io/v1", &sources(&same)),
+            [Part { cluster: "x".into(), hash: "O".into() }]
+        );
         assert!(plan("apis/nowhere/v1", &sources(&same)).is_empty());
     }
 }

@@ -48,7 +48,8 @@ pub fn merge(first: &mut Value, rest: Vec<Value>, version: Version) -> bool {
 fn object_at<'a>(doc: &'a mut Value, at: &[&str]) -> Option<&'a mut serde_json::Map<String, Value>> {
     let mut here = doc;
     for key in at {
-        here = here.as_object_mut()?.entry(key.to_string()).or_insert_with(|| Value::Object(Default::default()));
+        here =
+            here.as_object_mut()?.entry(key.to_string()).or_insert_with(|| Value::Object(Default::default()));
     }
     here.as_object_mut()
 }
@@ -139,9 +140,16 @@ mod tests {
         let keys = |at: &str| doc[at].as_object().unwrap().keys().cloned().collect::<Vec<_>>();
         assert_eq!(
             keys("definitions"),
-            ["io.k8s.api.apps.v1.Deployment", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.seen.v1.K"]
+            [
+                "io.k8s.api.apps.v1.Deployment",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                "io.seen.v1.K"
+            ]
         );
-        assert_eq!(keys("paths"), ["/api/v1/pods", "/apis/apps/v1/deployments", "/apis/seen.io/v1/ks", "/version/"]);
+        assert_eq!(
+            keys("paths"),
+            ["/api/v1/pods", "/apis/apps/v1/deployments", "/apis/seen.io/v1/ks", "/version/"]
+        );
         assert!(!hide_v2(&mut doc, &Visible::Everything));
     }
 }

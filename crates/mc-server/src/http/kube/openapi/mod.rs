@@ -58,7 +58,11 @@ use crate::sync::notice::Notice;
 
 impl From<cache::Unavailable> for KubeError {
     fn from(e: cache::Unavailable) -> Self {
-        KubeError { code: StatusCode::SERVICE_UNAVAILABLE, reason: "ServiceUnavailable", message: e.to_string() }
+        KubeError {
+            code: StatusCode::SERVICE_UNAVAILABLE,
+            reason: "ServiceUnavailable",
+            message: e.to_string(),
+        }
     }
 }
 
@@ -75,7 +79,11 @@ fn scope(state: &AppState, path: Option<&HashMap<String, String>>) -> KubeResult
     in_scope(state, path)?;
     if let Some(name) = path.and_then(|p| p.get("cluster")) {
         let cluster = state.registry.get(name).ok_or_else(KubeError::no_such_resource)?;
-        return Ok(Scope { prefix: format!("/clusters/{name}"), cluster: Some(name.clone()), clusters: vec![cluster] });
+        return Ok(Scope {
+            prefix: format!("/clusters/{name}"),
+            cluster: Some(name.clone()),
+            clusters: vec![cluster],
+        });
     }
     let mut clusters = state.registry.all();
     // The master first; the others by name (as the registry orders them).
@@ -347,7 +355,8 @@ pub async fn follow(documents: Arc<Documents>, mut notices: broadcast::Receiver<
                 let api = (n.gvr.group.as_str(), n.gvr.resource.as_str());
                 if matches!(
                     api,
-                    ("apiextensions.k8s.io", "customresourcedefinitions") | ("apiregistration.k8s.io", "apiservices")
+                    ("apiextensions.k8s.io", "customresourcedefinitions")
+                        | ("apiregistration.k8s.io", "apiservices")
                 ) {
                     documents.invalidate(&n.cluster);
                 }

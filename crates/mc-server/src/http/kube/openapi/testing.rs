@@ -23,7 +23,9 @@ pub fn client(serve: impl Fn(&str) -> Option<(u16, Vec<u8>)> + Send + Sync + 'st
             let etag = hex(&String::from_utf8_lossy(&body));
             let held = request.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
             if status == 200 && held == Some(&format!("\"{etag}\"")) {
-                return Ok::<_, Infallible>(Response::builder().status(304).body(kube::client::Body::empty()).unwrap());
+                return Ok::<_, Infallible>(
+                    Response::builder().status(304).body(kube::client::Body::empty()).unwrap(),
+                );
             }
             let response = Response::builder().status(status).header(header::ETAG, format!("\"{etag}\""));
             Ok(response.body(kube::client::Body::from(body)).unwrap())
@@ -57,18 +59,24 @@ impl Cluster {
             json!({"description": format!("{kind} of {marker}"),
                 "x-kubernetes-group-version-kind": [{"group": group, "version": version, "kind": kind}]})
         };
-        let doc = self.v3.entry(path.to_string()).or_insert_with(|| json!({"openapi": "3.0.0", "paths": {}, "components": {"schemas": {}}}));
+        let doc = self
+            .v3
+            .entry(path.to_string())
+            .or_insert_with(|| json!({"openapi": "3.0.0", "paths": {}, "components": {"schemas": {}}}));
         for (name, kind) in kinds {
             doc["components"]["schemas"][*name] = schema(kind);
-            doc["paths"][format!("/{path}/{}s", kind.to_lowercase())] = json!({"get": {"description": marker}});
+            doc["paths"][format!("/{path}/{}s", kind.to_lowercase())] =
+                json!({"get": {"description": marker}});
         }
         if self.v2.is_null() {
             self.v2 = json!({"swagger": "2.0", "paths": {}, "definitions": {}});
         }
         for (name, kind) in kinds {
             self.v2["definitions"][*name] = schema(kind);
-            let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
-            self.v2["paths"][format!("{base}/{}s", kind.to_lowercase())] = json!({"get": {"description": marker}});
+            let base =
+                if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
+            self.v2["paths"][format!("{base}/{}s", kind.to_lowercase())] =
+                json!({"get": {"description": marker}});
         }
         self
     }
