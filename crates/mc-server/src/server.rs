@@ -162,6 +162,8 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         crate::access::AccessControl::new(store.clone(), settings.authorization, sync.history.clone())
             .with_registry(registry.clone()),
     );
+    let openapi = Arc::new(crate::http::kube::openapi::Documents::default());
+    tokio::spawn(crate::http::kube::openapi::follow(openapi.clone(), sync.notices.subscribe()));
     let state = AppState {
         registry: registry.clone(),
         store,
@@ -174,6 +176,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         reviewer: Arc::default(),
         oidc: settings.oidc.clone(),
         access,
+        openapi,
     };
     let scheme = settings.tls.scheme();
     let ca = match &settings.tls {

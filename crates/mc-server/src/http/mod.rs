@@ -76,6 +76,8 @@ pub struct AppState {
     pub oidc: Option<Arc<OidcVerifier>>,
     /// What each caller may read in each cluster.
     pub access: Arc<AccessControl>,
+    /// The clusters' OpenAPI documents, kept between requests.
+    pub openapi: Arc<kube::openapi::Documents>,
 }
 
 /// The whole API. Every path needs a token except `/healthz`, `/readyz`, `/openapi.json` and

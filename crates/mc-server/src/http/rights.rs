@@ -147,11 +147,15 @@ pub async fn catalog(
     Ok(visible)
 }
 
-/// Whether a type is one of Kubernetes' own: its group is the core group, a group without a dot
-/// (`apps`, `batch`, …) or under `k8s.io`, names a CRD may not take without the API
-/// reviewers' approval.
+/// Whether a type is one of Kubernetes' own (see [`built_in_group`]).
 fn built_in(info: &ResourceInfo) -> bool {
-    !info.group.contains('.') || info.group.ends_with(".k8s.io")
+    built_in_group(&info.group)
+}
+
+/// Whether a group is one of Kubernetes' own: the core group, a group without a dot (`apps`,
+/// `batch`, …) or under `k8s.io`, names a CRD may not take without the API reviewers' approval.
+pub fn built_in_group(group: &str) -> bool {
+    !group.contains('.') || group.ends_with(".k8s.io")
 }
 
 /// The clusters where `caller` may list some type.

@@ -400,6 +400,7 @@ impl TestApi {
             reviewer: Arc::default(),
             oidc: None,
             access,
+            openapi: Arc::default(),
         };
         TestApi { state, _writer: task }
     }

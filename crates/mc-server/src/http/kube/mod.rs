@@ -1,5 +1,5 @@
-//! The read-only Kubernetes API, on the same port and token as the rest: discovery,
-//! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
+//! The read-only Kubernetes API, on the same port and token as the rest: discovery, the
+//! OpenAPI documents of the types ([`openapi`]), and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
 //! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
 //! objects; every method but GET answers 405 and says where to write.
@@ -9,6 +9,7 @@ mod discovery;
 pub mod layout;
 mod negotiate;
 mod objects;
+pub mod openapi;
 pub mod rows;
 mod table;
 #[cfg(test)]
@@ -35,6 +36,9 @@ pub fn router() -> Router<AppState> {
     let api = Router::new()
         .route("/api", read(discovery::api_versions))
         .route("/apis", read(discovery::api_groups))
+        .route("/openapi/v2", read(openapi::v2))
+        .route("/openapi/v3", read(openapi::v3_index))
+        .route("/openapi/v3/{*path}", read(openapi::v3_document))
         .route("/api/{version}", read(discovery::resources))
         .route("/apis/{group}/{version}", read(discovery::resources))
         .route("/api/{version}/namespaces", read(objects::list))
