@@ -130,7 +130,7 @@ pub struct TlsSettings {
     /// Skip verification altogether.
     pub insecure_skip_verify: bool,
     /// The client certificate to present (the kubeconfig user's, with `--kubeconfig-user`).
-    pub client_identity: Option<crate::kubeconfig_user::ClientIdentity>,
+    pub client_identity: Option<crate::client_identity::ClientIdentity>,
 }
 
 /// Resolves settings from flags, environment and the config file, reading the file only when

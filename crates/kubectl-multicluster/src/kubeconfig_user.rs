@@ -17,6 +17,7 @@ use kube::client::{Body, ConfigExt};
 use kube::config::{AuthInfo, ExecInteractiveMode, KubeConfigOptions, Kubeconfig};
 use tower::{BoxError, Layer, ServiceExt};
 
+pub use crate::client_identity::ClientIdentity;
 use crate::config::ServerTarget;
 
 /// Why no token of the kubeconfig's user could be had. None is retryable as it is: the
@@ -110,23 +111,6 @@ pub enum Credential {
     Token(String),
     /// A client certificate (chain) and its private key.
     Certificate(ClientIdentity),
-}
-
-/// A client certificate chain and its private key, in PEM; never printed.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ClientIdentity(Vec<u8>);
-
-impl ClientIdentity {
-    /// The certificates and the key, in PEM.
-    pub fn pem(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for ClientIdentity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ClientIdentity(<client certificate and key>)")
-    }
 }
 
 /// Puts the current kubeconfig user's credential into `target` (its token, or its client
@@ -263,7 +247,7 @@ fn identity(auth: &AuthInfo) -> std::result::Result<ClientIdentity, String> {
     if !key.contains("PRIVATE KEY-----") {
         return Err("client-key holds no PEM private key".into());
     }
-    Ok(ClientIdentity(format!("{}\n{}\n", cert.trim(), key.trim()).into_bytes()))
+    Ok(ClientIdentity::from_pem(format!("{}\n{}\n", cert.trim(), key.trim()).into_bytes()))
 }
 
 /// The current context's name and the name of its user.

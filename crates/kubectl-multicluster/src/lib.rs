@@ -7,6 +7,7 @@
 pub mod builtin_types;
 pub mod cli;
 pub mod client;
+pub mod client_identity;
 pub mod commands;
 pub mod config;
 pub mod go_server;
