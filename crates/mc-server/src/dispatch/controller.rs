@@ -274,14 +274,18 @@ async fn apply_to(mcr: &MultiClusterResource, ctx: &Context, cluster: &str) -> O
     let owner = mcr.owner_key();
     let result = tokio::time::timeout(PER_CLUSTER_TIMEOUT, async {
         let api = target.api(client);
-        // Someone else's object is not taken over silently.
+        // Someone else's object is not taken over silently, and another resource's never: two
+        // owners would take it from each other at every reconcile.
         if let Some(existing) = api.get_opt(&target.name).await.map_err(|e| e.to_string())? {
-            let ours = existing.annotations().get(OWNER_ANNOTATION) == Some(&owner);
+            let by = existing.annotations().get(OWNER_ANNOTATION).cloned();
+            let ours = by.as_ref() == Some(&owner);
             let overwrite = mcr.spec.conflict_resolution == Some(ConflictResolution::Overwrite);
-            if !ours && !overwrite {
-                let by = existing.annotations().get(OWNER_ANNOTATION).cloned();
+            if !ours && (by.is_some() || !overwrite) {
                 return Ok(Some(match by {
-                    Some(other) => format!("{} exists and belongs to MultiClusterResource {other}", target.describe()),
+                    Some(other) => format!(
+                        "{} exists and belongs to MultiClusterResource {other}; Overwrite adopts only objects no MultiClusterResource owns",
+                        target.describe()
+                    ),
                     None => format!(
                         "{} exists and was not created by kubectl-multicluster; set spec.conflictResolution: Overwrite to adopt it",
                         target.describe()

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
-use mc_types::crd::{MultiClusterResource, OWNER_ANNOTATION, Phase};
+use mc_types::crd::{ConflictResolution, MultiClusterResource, OWNER_ANNOTATION, Phase};
 use serde_json::json;
 
 use crate::server::{McServer, Options, config_with};
@@ -251,6 +251,25 @@ async fn an_object_that_is_not_ours_is_a_conflict_unless_overwrite_is_asked() {
     .unwrap();
     wait_phases(&mcrs, "conflict", &[(member_name, Phase::Applied)], Duration::from_secs(20)).await;
     assert_eq!(cm_data(&member, ns, "theirs").await.unwrap()["k"], "template");
+
+    // Another resource never takes it from this one, Overwrite or not.
+    let _ = mcrs.delete("rival", &DeleteParams::default()).await;
+    let mut rival = mcr_configmap("rival", ns, "theirs", &[member_name]);
+    rival.spec.conflict_resolution = Some(ConflictResolution::Overwrite);
+    mcrs.create(&PostParams::default(), &rival).await.unwrap();
+    wait_phases(&mcrs, "rival", &[(member_name, Phase::Conflict)], Duration::from_secs(20)).await;
+    let status = mcrs.get("rival").await.unwrap().status.unwrap();
+    assert!(
+        status.clusters[0].message.contains(&format!("belongs to MultiClusterResource {ns}/conflict")),
+        "{:?}",
+        status.clusters[0]
+    );
+    let copy: ConfigMap = cms.get("theirs").await.unwrap();
+    assert_eq!(
+        copy.annotations().get(OWNER_ANNOTATION).map(String::as_str),
+        Some(format!("{ns}/conflict").as_str())
+    );
+    mcrs.delete("rival", &DeleteParams::default()).await.unwrap();
     mcrs.delete("conflict", &DeleteParams::default()).await.unwrap();
 }
 
