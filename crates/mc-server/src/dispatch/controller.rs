@@ -71,6 +71,8 @@ pub struct Context {
     pub admin_namespaces: Vec<String>,
     /// The server's namespace, which holds the `MultiCluster` objects a selector chooses from.
     pub namespace: String,
+    /// Failures in a row per resource, for the wait before the next try.
+    pub backoff: super::backoff::Backoff,
 }
 
 /// Whether a resource in `mcr_namespace` may write `target` (namespace `None`: cluster-scoped).
@@ -123,13 +125,17 @@ pub async fn reconcile(mcr: Arc<MultiClusterResource>, ctx: Arc<Context>) -> Res
         return Ok(next);
     }
     finalizer::ensure(&api, &mcr).await?;
-    apply(&mcr, &ctx).await
+    let next = apply(&mcr, &ctx).await?;
+    ctx.backoff.succeeded(&mcr.owner_key());
+    Ok(next)
 }
 
-/// Retries failures with a short delay so a cluster that returns is served quickly.
-pub fn error_policy(mcr: Arc<MultiClusterResource>, err: &Error, _ctx: Arc<Context>) -> Requeue {
-    warn!(mcr = %mcr.owner_key(), error = %err, "reconcile failed; retrying");
-    Requeue::requeue(Duration::from_secs(3))
+/// Retries a failure after a wait that grows with each failure in a row (see
+/// [`super::backoff`]); a cluster that becomes ready again wakes the resource sooner.
+pub fn error_policy(mcr: Arc<MultiClusterResource>, err: &Error, ctx: Arc<Context>) -> Requeue {
+    let wait = ctx.backoff.failed(&mcr.owner_key());
+    warn!(mcr = %mcr.owner_key(), error = %err, retry_in_s = wait.as_secs(), "reconcile failed; retrying");
+    Requeue::requeue(wait)
 }
 
 /// The clusters a resource is placed on: names, plus MultiCluster objects matching the selector;

@@ -1,6 +1,7 @@
 //! Dispatch: the MultiClusterResource controller, the cluster registry objects and
 //! leader election, all against the master cluster.
 
+pub mod backoff;
 pub mod cluster_objects;
 pub mod controller;
 pub mod crds;
@@ -112,6 +113,7 @@ async fn controller_loop(client: Client, registry: Arc<Registry>, sync: SyncCont
         copies: Mutex::new(HashMap::new()),
         admin_namespaces: config.admin_namespaces,
         namespace: config.namespace.clone(),
+        backoff: Default::default(),
     });
     let api: Api<MultiClusterResource> = Api::all(client.clone());
     let drift = drift_triggers(sync.notices.subscribe(), ctx.clone());

@@ -221,18 +221,21 @@ async fn an_object_that_is_not_ours_is_a_conflict_unless_overwrite_is_asked() {
     let member = env.client(&env.clusters[1]).await.unwrap();
     ensure_namespace(&master, ns).await;
     ensure_namespace(&member, ns).await;
+    // What an earlier run left goes first: its resources would take the object at once.
+    let mcrs: Api<MultiClusterResource> = Api::namespaced(master.clone(), ns);
+    for old in ["conflict", "rival"] {
+        let _ = mcrs.delete(old, &DeleteParams::default()).await;
+        eventually("old resources gone", Duration::from_secs(30), || async {
+            mcrs.get_opt(old).await.ok()?.is_none().then_some(())
+        })
+        .await;
+    }
     let cms: Api<ConfigMap> = Api::namespaced(member.clone(), ns);
     let _ = cms.delete("theirs", &DeleteParams::default()).await;
     let theirs: ConfigMap =
         serde_json::from_value(json!({"metadata": {"name": "theirs"}, "data": {"k": "not yours"}})).unwrap();
     cms.create(&PostParams::default(), &theirs).await.unwrap();
 
-    let mcrs: Api<MultiClusterResource> = Api::namespaced(master.clone(), ns);
-    let _ = mcrs.delete("conflict", &DeleteParams::default()).await;
-    eventually("old conflict gone", Duration::from_secs(30), || async {
-        mcrs.get_opt("conflict").await.ok()?.is_none().then_some(())
-    })
-    .await;
     let member_name = env.clusters[1].name.as_str();
     mcrs.create(&PostParams::default(), &mcr_configmap("conflict", ns, "theirs", &[member_name]))
         .await
