@@ -17,10 +17,10 @@ type Answer = Box<dyn FnMut() -> Response<Body> + Send>;
 
 /// A member cluster's API server, faked: every request's path and query are recorded and
 /// answered by `answer`.
-fn member(api: &TestApi, cluster: &str, mut answer: Answer) -> Arc<Mutex<Vec<String>>> {
+fn member(api: &TestApi, cluster: &str, answer: Answer) -> Arc<Mutex<Vec<String>>> {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let recorded = seen.clone();
-    let answer = Arc::new(Mutex::new(move || answer()));
+    let answer = Arc::new(Mutex::new(answer));
     let service = tower::service_fn(move |req: Request<kube::client::Body>| {
         recorded.lock().unwrap().push(req.uri().to_string());
         let resp = (answer.lock().unwrap())();
