@@ -363,14 +363,16 @@ bench_access() {
 # alternately, 3 times: the time of each, and mc-server's RSS idle and at its peak during the
 # read (see scripts/bench/logs.py).
 bench_logs() {
-  local mb=${1:-100} c=${CLUSTERS[1]} ns=logs-bench pod="" kc member
+  local mb=${1:-100} c=${CLUSTERS[1]} ns=logs-bench pod="" kc member tries=0
+  # Each wait gives up after a minute rather than looping on a cluster that is gone.
+  waited() { ((++tries < 120)) || fail "gave up waiting: $1"; sleep 0.5; }
   kc=(--kubeconfig "$WORK/clusters/$c.kubeconfig")
   step "Writing a $mb MB log; one pod in $c serves it" >&2
   python3 scripts/bench/logs.py write "$WORK/big.log" "$mb"
   "$BIN/kubectl" "${kc[@]}" create namespace "$ns" >/dev/null
   "$BIN/kubectl" "${kc[@]}" -n "$ns" create deployment big --image nginx >/dev/null
   until [[ $pod == *" Running" ]]; do
-    sleep 1
+    waited "the pod running"
     pod=$("$BIN/kubectl" "${kc[@]}" -n "$ns" get pods -o jsonpath='{.items[0].metadata.name} {.items[0].status.phase}')
   done
   pod=${pod% Running}
@@ -382,10 +384,12 @@ spec:
   logs: [{logsFile: "$WORK/big.log"}]
 LOGS
   member=$(awk '/server:/ {print $2; exit}' "$WORK/clusters/$c.kubeconfig")
+  tries=0
   until [[ $(curl -fsS --cacert "$WORK/clusters/$c/ca.crt" -H "Authorization: Bearer $(cat "$WORK/clusters/$c/token")" \
-    "$member/api/v1/namespaces/$ns/pods/$pod/log?limitBytes=40") == 2026-* ]]; do sleep 0.5; done
+    "$member/api/v1/namespaces/$ns/pods/$pod/log?limitBytes=40") == xxxx* ]]; do waited "kwok serving the log"; done
   start_server "sqlite://$WORK/logs.db"
-  until curl -fsS -o /dev/null "${AUTH[@]}" "http://127.0.0.1:$PORT/api/v1/namespaces/$ns/pods/$pod"; do sleep 0.5; done
+  tries=0
+  until curl -fsS -o /dev/null "${AUTH[@]}" "http://127.0.0.1:$PORT/api/v1/namespaces/$ns/pods/$pod"; do waited "the pod synced"; done
   python3 scripts/bench/logs.py measure "http://127.0.0.1:$PORT" "$MC_TOKEN" "$SERVER_PID" "$member" \
     "$WORK/clusters/$c/token" "$WORK/clusters/$c/ca.crt" "$ns" "$pod" 3
   stop_server
