@@ -9,6 +9,7 @@
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
+#   scripts/bench.sh logs      [N MB of one pod's log, default 100] (through mc-server vs the member)
 #   scripts/bench.sh report    [--check] (the table in docs/benchmarks.md from the latest results files)
 #
 # Release builds; three fresh clusters (and PostgreSQL and MariaDB for `sync`) are started and torn down.
@@ -23,9 +24,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|access|report)$ ]] || usage 2 20
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|access|logs|report)$ ]] || usage 2 20
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6 [access]=10000)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -40,7 +41,7 @@ BIN=$(scripts/testenv bin)
 release_build() {
   case $MODE in
     sync | join) cargo build --release -q -p mc-server --bin mc-server --example loadgen ;;
-    replicas | access) cargo build --release -q -p mc-server --bin mc-server ;;
+    replicas | access | logs) cargo build --release -q -p mc-server --bin mc-server ;;
     dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
     store) cargo build --release -q -p mc-server --example store_bench ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
@@ -357,6 +358,43 @@ bench_access() {
   stop_server
 }
 
+# One pod's log of N MB (CRI lines that kwok serves from a file, through a kwok `Logs` object for
+# that pod) read through mc-server's Kubernetes API and straight from the member's API server,
+# alternately, 3 times: the time of each, and mc-server's RSS idle and at its peak during the
+# read (see scripts/bench/logs.py).
+bench_logs() {
+  local mb=${1:-100} c=${CLUSTERS[1]} ns=logs-bench pod="" kc member tries=0
+  # Each wait gives up after a minute rather than looping on a cluster that is gone.
+  waited() { ((++tries < 120)) || fail "gave up waiting: $1"; sleep 0.5; }
+  kc=(--kubeconfig "$WORK/clusters/$c.kubeconfig")
+  step "Writing a $mb MB log; one pod in $c serves it" >&2
+  python3 scripts/bench/logs.py write "$WORK/big.log" "$mb"
+  "$BIN/kubectl" "${kc[@]}" create namespace "$ns" >/dev/null
+  "$BIN/kubectl" "${kc[@]}" -n "$ns" create deployment big --image nginx >/dev/null
+  until [[ $pod == *" Running" ]]; do
+    waited "the pod running"
+    pod=$("$BIN/kubectl" "${kc[@]}" -n "$ns" get pods -o jsonpath='{.items[0].metadata.name} {.items[0].status.phase}')
+  done
+  pod=${pod% Running}
+  "$BIN/kubectl" "${kc[@]}" apply -f - >/dev/null <<LOGS
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Logs
+metadata: {name: $pod, namespace: $ns}
+spec:
+  logs: [{logsFile: "$WORK/big.log"}]
+LOGS
+  member=$(awk '/server:/ {print $2; exit}' "$WORK/clusters/$c.kubeconfig")
+  tries=0
+  until [[ $(curl -fsS --cacert "$WORK/clusters/$c/ca.crt" -H "Authorization: Bearer $(cat "$WORK/clusters/$c/token")" \
+    "$member/api/v1/namespaces/$ns/pods/$pod/log?limitBytes=40") == xxxx* ]]; do waited "kwok serving the log"; done
+  start_server "sqlite://$WORK/logs.db"
+  tries=0
+  until curl -fsS -o /dev/null "${AUTH[@]}" "http://127.0.0.1:$PORT/api/v1/namespaces/$ns/pods/$pod"; do waited "the pod synced"; done
+  python3 scripts/bench/logs.py measure "http://127.0.0.1:$PORT" "$MC_TOKEN" "$SERVER_PID" "$member" \
+    "$WORK/clusters/$c/token" "$WORK/clusters/$c/ca.crt" "$ns" "$pod" 3
+  stop_server
+}
+
 bench_join() {
   local n=${1:-10000}
   step "Loading $n ConfigMaps into bench3" >&2
@@ -501,6 +539,7 @@ case $MODE in
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
+  logs) inputs+=(log_mb="$N" runs=3 backends=sqlite) ;;
 esac
 results=$(python3 scripts/bench/results.py --mode "$MODE" --figures "$WORK/figures.jsonl" \
   --started "$STARTED" --load-at-start "$LOAD_AT_START" --command "scripts/bench.sh $*" \

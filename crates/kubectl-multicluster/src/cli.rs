@@ -82,6 +82,19 @@ pub enum Command {
     Unjoin(UnjoinArgs),
     /// Ask what a user may do in each cluster (`auth can-i`).
     Auth(AuthArgs),
+    /// Print the logs of a pod, or of a workload's pods, in every cluster that has it
+    ///
+    /// TYPE/NAME is a pod (NAME or pod/NAME), or deploy/, sts/, ds/, rs/ or job/NAME: the pods
+    /// its selector selects, in each cluster that has it. Every container of each pod unless
+    /// --container. Lines of several streams are merged as they come, each prefixed
+    /// [CLUSTER/POD/CONTAINER] (coloured on a terminal). -c is the cluster, as everywhere in
+    /// this plugin; kubectl's -c (the container) is --container here. A cluster whose log
+    /// cannot be read is said on stderr and the others go on; the exit code is then 1.
+    ///
+    ///   kubectl multicluster logs deploy/web -n shop -f --tail 10
+    ///   kubectl multicluster logs web-7dbf7cc5-8llgr -c tencent1 --container web --since 1h
+    #[command(verbatim_doc_comment)]
+    Logs(LogsArgs),
     /// Print a kubeconfig for mc-server's read-only Kubernetes API
     ///
     /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
@@ -100,6 +113,59 @@ pub enum Command {
     /// the words typed after `kubectl multicluster`, the last one being completed.
     #[command(name = "__complete", hide = true)]
     Complete(CompleteArgs),
+}
+
+/// Arguments of `logs`.
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// A pod's NAME, pod/NAME, or deploy/NAME, sts/NAME, ds/NAME, rs/NAME, job/NAME
+    #[arg(value_name = "TYPE/NAME")]
+    pub target: String,
+
+    /// In this namespace
+    #[arg(short, long, value_name = "NAMESPACE", default_value = "default")]
+    pub namespace: String,
+
+    /// Only these clusters: a,b (repeatable; default: every cluster)
+    #[arg(
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+
+    /// Only this container of each pod (default: every container)
+    #[arg(long, value_name = "CONTAINER")]
+    pub container: Option<String>,
+
+    /// Keep streaming new lines until interrupted
+    #[arg(short, long)]
+    pub follow: bool,
+
+    /// Only the last N lines of each log (default, or -1: all)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub tail: Option<i64>,
+
+    /// Only lines newer than this: 30s, 5m, 2h
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub since: Option<Duration>,
+
+    /// Begin each line with its time (RFC 3339)
+    #[arg(long)]
+    pub timestamps: bool,
+
+    /// Prefix each line with [CLUSTER/POD/CONTAINER]; =false prints the bare lines
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value = "true",
+        default_missing_value = "true"
+    )]
+    pub prefix: bool,
 }
 
 /// Output formats of `list`, as `-o` takes them.
@@ -555,6 +621,7 @@ const VERBS: &[&str] = &[
     "join",
     "unjoin",
     "auth",
+    "logs",
     "kubeconfig",
     "config",
     "completion",

@@ -377,6 +377,12 @@ impl Client {
         self.decode(resp).await
     }
 
+    /// `GET` of a path of the Kubernetes API (`/clusters/NAME/api/v1/…/log`), its answer left
+    /// to be read as it streams; an error answer is [`Error::Api`] with the `Status` message.
+    pub async fn kube_stream(&self, path: &str, query: &[(&str, String)]) -> Result<Response> {
+        self.send(self.request(Method::GET, path).query(query)).await
+    }
+
     fn request(&self, method: Method, path: &str) -> RequestBuilder {
         let req = self.http.request(method, format!("{}{path}", self.target.url));
         match &self.target.token {
@@ -409,6 +415,8 @@ impl Client {
         let text = resp.text().await.unwrap_or_default();
         let (message, candidates) = match serde_json::from_str::<ApiErrorBody>(&text) {
             Ok(body) => (body.error, body.candidates.unwrap_or_default()),
+            // A `Status` of the Kubernetes API: its message.
+            Err(_) if status_message(&text).is_some() => (status_message(&text).unwrap_or_default(), vec![]),
             Err(_) if text.trim().is_empty() => {
                 (status.canonical_reason().unwrap_or("error").to_owned(), vec![])
             }
@@ -451,6 +459,12 @@ impl Client {
         })?;
         Ok(bytes.into())
     }
+}
+
+/// The `message` of a Kubernetes `Status` answer.
+fn status_message(text: &str) -> Option<String> {
+    let status: serde_json::Value = serde_json::from_str(text).ok()?;
+    (status["kind"] == "Status").then(|| status["message"].as_str().map(String::from)).flatten()
 }
 
 /// Whether a path needs an admin token (join and unjoin).

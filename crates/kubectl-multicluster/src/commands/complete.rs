@@ -337,6 +337,7 @@ mod tests {
                 "join",
                 "unjoin",
                 "auth",
+                "logs",
                 "kubeconfig",
                 "config",
                 "completion"

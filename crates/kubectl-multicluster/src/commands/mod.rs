@@ -13,6 +13,7 @@ pub mod join;
 pub mod kubeconfig;
 pub mod list;
 pub mod list_table;
+pub mod logs;
 pub mod printing;
 pub mod table_spec;
 pub mod watch;
@@ -56,6 +57,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Join(args) => join::join(&client().await?, args, out).await,
         Command::Unjoin(args) => join::unjoin(&client().await?, args, out).await,
         Command::Auth(args) => auth::run(&client().await?, args, out).await,
+        Command::Logs(args) => logs::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),

@@ -28,6 +28,7 @@ delete\tDelete objects from the master cluster, by file or by type and name
 join\tRegister a cluster with mc-server; it is synced from then on
 unjoin\tRemove a cluster from mc-server and forget its objects
 auth\tAsk what a user may do in each cluster (`auth can-i`)
+logs\tPrint the logs of a pod, or of a workload's pods, in every cluster that has it
 kubeconfig\tPrint a kubeconfig for mc-server's read-only Kubernetes API
 config\tWrite or show the config file (~/.multi-cluster-operator/config)
 completion\tPrint a shell completion script

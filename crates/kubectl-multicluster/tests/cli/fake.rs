@@ -82,6 +82,7 @@ impl FakeServer {
             .route("/v1/join", post(join))
             .route("/v1/unjoin", delete(unjoin))
             .route("/v1/auth/can-i", get(can_i))
+            .route("/clusters/{cluster}/api/v1/namespaces/{namespace}/pods/{pod}/log", get(log))
             .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
             .with_state(shared);
         let served = Served::start(app);
@@ -105,6 +106,22 @@ async fn record_and_authorize(State(shared): State<Shared>, req: Request, next: 
         }
     }
     next.run(req).await
+}
+
+/// A pod's log, as mc-server's Kubernetes API serves it: two lines naming where they come
+/// from; container `envoy` answers a `Status` 400, as a container whose log cannot be read.
+async fn log(
+    axum::extract::Path((cluster, _ns, pod)): axum::extract::Path<(String, String, String)>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let container = param(&params, "container").unwrap_or("?").to_string();
+    if container == "envoy" {
+        let body = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 400,
+            "reason": "BadRequest", "message": format!("cluster \"{cluster}\" cannot serve the log of container \"envoy\"")});
+        return (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+    }
+    let text = format!("{cluster} {pod} {container} line 1\n{cluster} {pod} {container} line 2\n");
+    ([(header::CONTENT_TYPE, "text/plain")], text).into_response()
 }
 
 /// The clusters of the fixtures (and of `clusters.json`).

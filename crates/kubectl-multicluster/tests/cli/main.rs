@@ -12,5 +12,6 @@ mod fake_master;
 mod go_server;
 mod kubeconfig;
 mod list_options;
+mod logs;
 mod print;
 mod scripts;

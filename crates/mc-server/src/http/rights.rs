@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use mc_types::ResourceInfo;
 
 use super::{ApiError, AppState};
-use crate::authz::RBAC_GROUP;
+use crate::authz::{RBAC_GROUP, Request};
 use crate::identity::Caller;
 use crate::store::Query as StoreQuery;
 use crate::sync::notice::Notice;
@@ -99,25 +99,74 @@ fn forbidden(
     name: Option<&str>,
     clusters: &[String],
 ) -> ApiError {
-    let subject = match name {
-        Some(name) => format!("{} \"{name}\"", what(info)),
-        None => what(info),
+    let req = Request {
+        verb,
+        api_group: &info.group,
+        resource: &info.resource,
+        subresource: "",
+        namespace: namespace.unwrap_or_default(),
+        name: name.unwrap_or_default(),
     };
-    let place = match namespace {
-        Some(ns) if !ns.is_empty() => format!("in the namespace \"{ns}\""),
-        _ => "at the cluster scope".to_string(),
+    forbidden_request(caller, &req, clusters)
+}
+
+/// kube-apiserver's wording of a refused `req` (a subresource as `pods/log`), and in which
+/// clusters.
+pub fn forbidden_request(caller: &Caller, req: &Request<'_>, clusters: &[String]) -> ApiError {
+    let what = if req.api_group.is_empty() {
+        req.resource.to_string()
+    } else {
+        format!("{}.{}", req.resource, req.api_group)
+    };
+    let subject = match req.name {
+        "" => what,
+        name => format!("{what} \"{name}\""),
+    };
+    let place = match req.namespace {
+        "" => "at the cluster scope".to_string(),
+        ns => format!("in the namespace \"{ns}\""),
     };
     let clusters = match clusters {
         [one] => format!("of cluster \"{one}\""),
         _ => "of any cluster".to_string(),
     };
+    let resource = match req.subresource {
+        "" => req.resource.to_string(),
+        sub => format!("{}/{sub}", req.resource),
+    };
     ApiError::new(
         StatusCode::FORBIDDEN,
         format!(
-            "{subject} is forbidden: User \"{}\" cannot {verb} resource \"{}\" in API group \"{}\" {place} {clusters}",
-            caller.user.name, info.resource, info.group
+            "{subject} is forbidden: User \"{}\" cannot {} resource \"{resource}\" in API group \"{}\" {place} {clusters}",
+            caller.user.name, req.verb, req.api_group
         ),
     )
+}
+
+/// The clusters among `clusters` where `caller` may make `req` (one request of one object or
+/// subresource, such as `get pods/log`), as each cluster's RBAC decides; every one for a caller
+/// that reads everything.
+pub async fn allowed_in(
+    state: &AppState,
+    caller: &Caller,
+    req: &Request<'_>,
+    clusters: Vec<String>,
+) -> Result<Vec<String>, ApiError> {
+    if caller.reads_everything() {
+        return Ok(clusters);
+    }
+    let mut allowed = Vec::new();
+    for cluster in clusters {
+        let rbac = state
+            .access
+            .rbac(&cluster)
+            .await
+            .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
+        if rbac.authorize(&caller.user, req).is_allowed() {
+            allowed.push(cluster);
+        }
+    }
+    Ok(allowed)
 }
 
 /// The types discovery offers `caller` (of `cluster` only, when given): every built-in

@@ -38,6 +38,11 @@ impl KubeError {
         KubeError { code: StatusCode::BAD_REQUEST, reason: "BadRequest", message }
     }
 
+    /// Any status, with Kubernetes' reason for it.
+    pub fn new(code: StatusCode, message: String) -> Self {
+        ApiError::new(code, message).into()
+    }
+
     /// 405 for what this read-only API does not do.
     pub fn method_not_allowed(message: String) -> Self {
         KubeError { code: StatusCode::METHOD_NOT_ALLOWED, reason: "MethodNotAllowed", message }
@@ -64,12 +69,14 @@ impl From<ApiError> for KubeError {
             StatusCode::NOT_FOUND => "NotFound",
             StatusCode::METHOD_NOT_ALLOWED => "MethodNotAllowed",
             StatusCode::NOT_ACCEPTABLE => "NotAcceptable",
+            StatusCode::CONFLICT => "Conflict",
             StatusCode::GONE => "Expired",
             StatusCode::URI_TOO_LONG => "RequestURITooLong",
             StatusCode::UNPROCESSABLE_ENTITY => "Invalid",
             StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "RequestHeaderFieldsTooLarge",
             StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
+            StatusCode::GATEWAY_TIMEOUT => "Timeout",
             _ => "InternalError",
         };
         KubeError { code: e.status, reason, message: e.message }

@@ -161,7 +161,8 @@ pub struct Streamed {
     pub status: StatusCode,
     /// Headers.
     pub headers: HeaderMap,
-    body: axum::body::BodyDataStream,
+    /// The body, for reading it other than by lines.
+    pub body: axum::body::BodyDataStream,
     buffer: Vec<u8>,
 }
 

@@ -14,6 +14,7 @@ mod foundation;
 mod go_project;
 mod join;
 mod kube_api;
+mod logs;
 mod openapi;
 mod parity;
 mod ports;

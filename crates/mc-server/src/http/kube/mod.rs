@@ -2,15 +2,19 @@
 //! OpenAPI documents of the types ([`openapi`]), and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
 //! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
-//! objects; every method but GET answers 405 and says where to write.
+//! objects; every method but GET answers 405 and says where to write. Below an object, a pod's
+//! `log` is read from its member cluster ([`logs`]); `exec`, `attach`, `portforward` and
+//! `proxy` are refused with the command that does them on the member ([`subresources`]).
 
 mod annotate;
 mod discovery;
 pub mod layout;
+pub mod logs;
 mod negotiate;
 mod objects;
 pub mod openapi;
 pub mod rows;
+mod subresources;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -18,7 +22,7 @@ mod watch;
 
 use axum::Router;
 use axum::handler::Handler;
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, any, get};
 
 use crate::http::AppState;
 
@@ -50,6 +54,22 @@ pub fn router() -> Router<AppState> {
         .route("/apis/{group}/{version}/{resource}", read(objects::list))
         .route("/apis/{group}/{version}/{resource}/{name}", read(objects::get))
         .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}", read(objects::list))
-        .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}", read(objects::get));
+        .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}", read(objects::get))
+        // Below an object: any method, each subresource answered as it is (see `subresources`).
+        .route("/api/{version}/{resource}/{name}/{subresource}", any(subresources::serve))
+        .route("/api/{version}/{resource}/{name}/{subresource}/{*rest}", any(subresources::serve))
+        .route(
+            "/api/{version}/namespaces/{namespace}/{resource}/{name}/{subresource}",
+            any(subresources::serve),
+        )
+        .route(
+            "/api/{version}/namespaces/{namespace}/{resource}/{name}/{subresource}/{*rest}",
+            any(subresources::serve),
+        )
+        .route("/apis/{group}/{version}/{resource}/{name}/{subresource}", any(subresources::serve))
+        .route(
+            "/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}/{subresource}",
+            any(subresources::serve),
+        );
     Router::new().merge(api.clone()).nest("/clusters/{cluster}", api)
 }

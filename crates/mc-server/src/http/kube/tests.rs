@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod discovery;
+mod logs;
 mod objects;
 mod tables;
 mod watches;
