@@ -1,4 +1,4 @@
-//! The read-only Kubernetes API, on the same port and token as the rest: discovery,
+//! The read-only Kubernetes API, on the same port and token as the rest: `/version`, discovery,
 //! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
 //! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
@@ -13,11 +13,13 @@ pub mod rows;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod version;
 mod watch;
 
 use axum::Router;
 use axum::handler::Handler;
 use axum::routing::{MethodRouter, get};
+use mc_types::api::paths;
 
 use crate::http::AppState;
 
@@ -33,6 +35,7 @@ where
 /// Routes of this module, at the root and under `/clusters/{cluster}`.
 pub fn router() -> Router<AppState> {
     let api = Router::new()
+        .route(paths::VERSION, read(version::version))
         .route("/api", read(discovery::api_versions))
         .route("/apis", read(discovery::api_groups))
         .route("/api/{version}", read(discovery::resources))

@@ -7,6 +7,7 @@
 mod discovery;
 mod objects;
 mod tables;
+mod version;
 mod watches;
 
 use std::time::Duration;
