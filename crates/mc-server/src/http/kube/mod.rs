@@ -2,8 +2,10 @@
 //! and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
 //! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
 //! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
-//! objects; every method but GET answers 405 and says where to write.
+//! objects; every method but GET answers 405 and says where to write, except the
+//! `SelfSubjectAccessReview`s it answers (a question, not a write).
 
+mod access_review;
 mod annotate;
 mod discovery;
 pub mod layout;
@@ -18,7 +20,7 @@ mod watch;
 
 use axum::Router;
 use axum::handler::Handler;
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, get, post};
 use mc_types::api::paths;
 
 use crate::http::AppState;
@@ -36,6 +38,10 @@ where
 pub fn router() -> Router<AppState> {
     let api = Router::new()
         .route(paths::VERSION, read(version::version))
+        .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            post(access_review::create).fallback(access_review::only_create),
+        )
         .route("/api", read(discovery::api_versions))
         .route("/apis", read(discovery::api_groups))
         .route("/api/{version}", read(discovery::resources))
