@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use k8s_openapi::api::authorization::v1::{SelfSubjectAccessReview, SubjectAccessReviewStatus};
 
 use super::discovery::in_scope;
+use super::protobuf;
 use crate::authz::Request;
 use crate::http::AppState;
 use crate::http::can_i::{Question, READ_VERBS, Subject, answer};
@@ -54,18 +55,24 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(review)).into_response())
 }
 
-/// The review as sent: JSON only (client-go sends JSON unless told otherwise).
+/// The review as sent: JSON, or protobuf (what client-go's generated clients send).
 fn parse(headers: &HeaderMap, body: &[u8]) -> KubeResult<SelfSubjectAccessReview> {
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json");
-    if !media.trim_start().starts_with("application/json") {
-        return Err(KubeError {
+    let essence = media.split(';').next().unwrap_or_default().trim();
+    let not_a_review =
+        |e: &dyn std::fmt::Display| KubeError::bad_request(format!("not a SelfSubjectAccessReview: {e}"));
+    match essence {
+        "application/json" => serde_json::from_slice(body).map_err(|e| not_a_review(&e)),
+        protobuf::MEDIA_TYPE => protobuf::self_subject_access_review(body).map_err(|e| not_a_review(&e)),
+        _ => Err(KubeError {
             code: StatusCode::UNSUPPORTED_MEDIA_TYPE,
             reason: "UnsupportedMediaType",
-            message: format!("the body is {media}; this API reads application/json only"),
-        });
+            message: format!(
+                "the body is {media}; this API reads application/json and {}",
+                protobuf::MEDIA_TYPE
+            ),
+        }),
     }
-    serde_json::from_slice(body)
-        .map_err(|e| KubeError::bad_request(format!("not a SelfSubjectAccessReview: {e}")))
 }
 
 /// The attributes of the review, owned.

@@ -11,6 +11,7 @@ mod discovery;
 pub mod layout;
 mod negotiate;
 mod objects;
+mod protobuf;
 pub mod rows;
 mod table;
 #[cfg(test)]
@@ -57,4 +58,10 @@ pub fn router() -> Router<AppState> {
         .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}", read(objects::list))
         .route("/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}", read(objects::get));
     Router::new().merge(api.clone()).nest("/clusters/{cluster}", api)
+}
+
+/// A protobuf `SelfSubjectAccessReview` of these resource attributes, as client-go sends it.
+#[cfg(test)]
+pub(crate) fn protobuf_review(attributes: &[(u8, &str)]) -> Vec<u8> {
+    protobuf::tests::encoded("SelfSubjectAccessReview", attributes)
 }

@@ -291,6 +291,23 @@ async fn a_self_subject_access_review_is_allowed_when_a_cluster_in_scope_allows_
 }
 
 #[tokio::test]
+async fn a_self_subject_access_review_in_protobuf_is_answered_in_json() {
+    let api = fixture().await;
+    let body = crate::http::kube::protobuf_review(&[(1, "default"), (2, "list"), (3, ""), (5, "configmaps")]);
+    let request = TestApi::request_as(Method::POST, SSAR, Some(ALICE))
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .header("accept", "application/vnd.kubernetes.protobuf,application/json")
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let answer = api.send(request).await;
+    assert_eq!(
+        reviewed(&answer),
+        (true, "allowed in cluster alpha by RoleBinding/default/alice-view".into())
+    );
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+}
+
+#[tokio::test]
 async fn a_self_subject_access_review_denies_writes_as_this_api_is_read_only() {
     let api = fixture().await;
     for token in [super::TOKEN, ALICE] {
@@ -326,6 +343,9 @@ async fn a_malformed_self_subject_access_review_is_a_status() {
         .status_object(StatusCode::UNPROCESSABLE_ENTITY, "Invalid");
     api.send(post("{".into(), "application/json")).await.status_object(StatusCode::BAD_REQUEST, "BadRequest");
     api.send(post("\u{0}".into(), "application/vnd.kubernetes.protobuf"))
+        .await
+        .status_object(StatusCode::BAD_REQUEST, "BadRequest");
+    api.send(post("a: b".into(), "application/yaml"))
         .await
         .status_object(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UnsupportedMediaType");
     api.get(SSAR).await.status_object(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed");
