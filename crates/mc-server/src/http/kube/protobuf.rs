@@ -182,6 +182,7 @@ impl<'a> Fields<'a> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 pub(crate) mod tests {
     use super::*;
 

@@ -126,6 +126,7 @@ fn release(git_version: &str) -> (u64, u64, u64) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
