@@ -68,7 +68,8 @@ fn parse(headers: &HeaderMap, body: &[u8]) -> KubeResult<SelfSubjectAccessReview
             code: StatusCode::UNSUPPORTED_MEDIA_TYPE,
             reason: "UnsupportedMediaType",
             message: format!(
-                "the body is {media}; this API reads application/json and {}",
+                "the body is {}; this API reads application/json and {}",
+                crate::http::params::shown(media),
                 protobuf::MEDIA_TYPE
             ),
         }),
