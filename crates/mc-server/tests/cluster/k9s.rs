@@ -22,16 +22,17 @@ fn deployment(cluster: &str) -> String {
     format!("k9s-web-{cluster}")
 }
 
-/// A tmux server of the test's own (its own socket), killed on drop: the user's tmux and other
-/// tests' are never touched.
+/// A tmux server of the test's own (its own socket), killed on drop and its socket removed: the
+/// user's tmux and other tests' are never touched.
 struct Tmux {
-    socket: String,
+    socket: PathBuf,
 }
 
 impl Tmux {
     /// Runs `command` in a detached 200×50 session named `k9s`.
     fn start(command: &str) -> Tmux {
-        let tmux = Tmux { socket: format!("mc-k9s-test-{}", std::process::id()) };
+        let socket = std::env::temp_dir().join(format!("mc-k9s-test-{}.tmux", std::process::id()));
+        let tmux = Tmux { socket };
         let size = ["-x", "200", "-y", "50"];
         let status = tmux.command().args(["new-session", "-d", "-s", "k9s"]).args(size).arg(command).status();
         assert!(status.unwrap().success(), "tmux new-session failed");
@@ -40,7 +41,7 @@ impl Tmux {
 
     fn command(&self) -> Command {
         let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket]);
+        c.arg("-S").arg(&self.socket);
         c
     }
 
@@ -81,6 +82,7 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.command().arg("kill-server").status();
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
