@@ -13,9 +13,10 @@ source scripts/lib.sh
 
 require_toolchains
 step "Debian packages"
-apt_install openssl curl ca-certificates
+# tmux: the k9s cluster test runs k9s in a tmux session and reads its screen.
+apt_install openssl curl ca-certificates tmux
 
-step "Kubernetes binaries (scripts/testenv build)"
+step "Kubernetes binaries and k9s (scripts/testenv build)"
 scripts/testenv build
 
 step "Format and lints"
@@ -84,7 +85,7 @@ if [[ -x scripts/testdb ]]; then
   cargo test -p mc-server --all-features --test store
 fi
 
-step "Cluster tests: mc-server (sync, dispatch, join, deploy)"
+step "Cluster tests: mc-server (sync, dispatch, join, deploy, kubectl and k9s through it)"
 cargo test -p mc-server --all-features --test cluster -- --test-threads 1
 
 step "Chaos (short form of scripts/chaos.sh): kill -9, API server and database outages under churn"

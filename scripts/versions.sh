@@ -8,6 +8,8 @@
 K8S_VERSION=v1.35.4
 ETCD_VERSION=v3.6.5
 KWOK_VERSION=v0.7.0
+# k9s browses the clusters through mc-server in the cluster test `k9s` (tests/cluster/k9s.rs).
+K9S_VERSION=v0.50.16
 # helm renders the chart in deploy/helm for the deployment tests (Debian ships no helm package).
 HELM_VERSION=v3.20.2
 # schemathesis (from PyPI) for scripts/api/fuzz.sh.

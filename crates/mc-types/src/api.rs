@@ -32,6 +32,10 @@ pub mod paths {
     pub const CAN_I: &str = "/v1/auth/can-i";
     /// Liveness.
     pub const HEALTHZ: &str = "/healthz";
+    /// Liveness, as kube-apiserver names it.
+    pub const LIVEZ: &str = "/livez";
+    /// The master cluster's Kubernetes version (kube's `version.Info`).
+    pub const VERSION: &str = "/version";
     /// Readiness.
     pub const READYZ: &str = "/readyz";
     /// Prometheus metrics.

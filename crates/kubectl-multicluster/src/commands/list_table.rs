@@ -92,7 +92,7 @@ fn params(args: &ListArgs, labels: &LabelColumns, wide: bool) -> Vec<(&'static s
     let mut params = vec![
         ("view", if wide { "plugin-wide" } else { "plugin" }.to_owned()),
         // Label columns need each row's labels; otherwise the cells are all there is to send.
-        ("includeObject", if labels.is_empty() { "None" } else { "PartialObjectMetadata" }.to_owned()),
+        ("includeObject", if labels.is_empty() { "None" } else { "Metadata" }.to_owned()),
     ];
     if let Some(selector) = &args.filters.selector {
         params.push(("labelSelector", selector.clone()));

@@ -25,6 +25,8 @@ pub struct ClusterState {
     pub version: String,
     /// Platform, e.g. `linux/amd64`.
     pub platform: String,
+    /// The whole `/version` answer of the last probe (refreshed with every probe).
+    pub server_version: Option<k8s_openapi::apimachinery::pkg::version::Info>,
     /// Resource types being synced.
     pub synced_types: BTreeSet<Gvr>,
     /// Types whose first list has not completed yet.
@@ -160,6 +162,11 @@ impl Cluster {
     /// Reads the state (a poisoned lock still yields the last state).
     pub fn state(&self) -> ClusterState {
         self.state.read().map(|s| s.clone()).unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Its `/version` answer, once it was probed (the last one, while it is unreachable).
+    pub fn server_version(&self) -> Option<k8s_openapi::apimachinery::pkg::version::Info> {
+        self.state.read().unwrap_or_else(|e| e.into_inner()).server_version.clone()
     }
 
     /// Changes the state.

@@ -26,7 +26,7 @@ use crate::identity::impersonation::Impersonation;
 use crate::identity::{Caller, Grant};
 
 /// The verbs a `read` token may use.
-const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
+pub(crate) const READ_VERBS: [&str; 3] = ["get", "list", "watch"];
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
@@ -117,11 +117,21 @@ impl Params {
 
 /// Whose rights are asked about.
 #[derive(Debug)]
-enum Subject {
+pub(crate) enum Subject {
     /// A static token's role.
     Role(Role),
     /// A user and groups, as each member's RBAC sees them.
     User(User),
+}
+
+impl Subject {
+    /// The caller's own rights (a `SelfSubjectAccessReview`'s subject).
+    pub(crate) fn caller(caller: &Caller) -> Subject {
+        match caller.grant {
+            Grant::Role(role) => Subject::Role(role),
+            Grant::Rbac => Subject::User(caller.user.clone()),
+        }
+    }
 }
 
 /// `GET /v1/auth/can-i`: a JSON array of [`CanIAnswer`], one per cluster asked, in name order.
@@ -161,7 +171,7 @@ async fn can_i(
     };
     let mut answers = Vec::with_capacity(clusters.len());
     for cluster in &clusters {
-        answers.push(answer(&state, &subject, cluster, &request).await?);
+        answers.push(answer(&state, &subject, cluster, &Question::Resource(request)).await?);
     }
     let mut resp = Json(answers).into_response();
     add_warnings(&mut resp, warnings(&state, &clusters, &info, p.namespace.as_deref()));
@@ -193,21 +203,43 @@ async fn subject(
                 )),
             }
         }
-        (None, Grant::Role(role)) => Ok(Subject::Role(role)),
-        (None, Grant::Rbac) => Ok(Subject::User(caller.user.clone())),
+        (None, _) => Ok(Subject::caller(caller)),
     }
 }
 
-/// One cluster's answer.
-async fn answer(
+/// What is asked: a verb on a resource, or on a URL path (`/version`, `/healthz`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Question<'a> {
+    /// A resource request, as a `SubjectAccessReview`'s `resourceAttributes`.
+    Resource(Request<'a>),
+    /// A non-resource request, as its `nonResourceAttributes`.
+    Path {
+        /// `get`, `post`, … (HTTP's verb in lower case).
+        verb: &'a str,
+        /// The URL path.
+        path: &'a str,
+    },
+}
+
+impl Question<'_> {
+    fn verb(&self) -> &str {
+        match self {
+            Question::Resource(request) => request.verb,
+            Question::Path { verb, .. } => verb,
+        }
+    }
+}
+
+/// One cluster's answer: the role's, or what the cluster's RBAC objects in the store decide.
+pub(crate) async fn answer(
     state: &AppState,
     subject: &Subject,
     cluster: &str,
-    request: &Request<'_>,
+    question: &Question<'_>,
 ) -> ApiResult<CanIAnswer> {
     let (allowed, reason) = match subject {
         Subject::Role(Role::Admin) => (true, "static token: admin role".to_string()),
-        Subject::Role(Role::Read) if READ_VERBS.contains(&request.verb) => {
+        Subject::Role(Role::Read) if READ_VERBS.contains(&question.verb()) => {
             (true, "static token: read role".to_string())
         }
         Subject::Role(Role::Read) => (false, String::new()),
@@ -217,7 +249,10 @@ async fn answer(
                 .rbac(cluster)
                 .await
                 .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
-            let decision = rbac.authorize(user, request);
+            let decision = match question {
+                Question::Resource(request) => rbac.authorize(user, request),
+                Question::Path { verb, path } => rbac.authorize_path(user, verb, path),
+            };
             (decision.is_allowed(), decision.to_string())
         }
     };

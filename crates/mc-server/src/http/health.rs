@@ -1,4 +1,7 @@
-//! `/healthz`, `/readyz` and `/metrics`.
+//! `/livez`, `/healthz`, `/readyz` and `/metrics`.
+//!
+//! As kube-apiserver's: `/livez` and `/healthz` say that the process answers (restart it when
+//! they do not) and ask no cluster; `/readyz` says whether its answers are complete.
 
 use axum::Json;
 use axum::Router;
@@ -6,6 +9,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
+use mc_types::api::paths;
 use serde_json::json;
 
 use super::{ApiError, AppState};
@@ -13,11 +17,13 @@ use super::{ApiError, AppState};
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
+        .route(paths::LIVEZ, get(healthz))
+        .route(paths::HEALTHZ, get(healthz))
+        .route(paths::READYZ, get(readyz))
+        .route(paths::METRICS, get(metrics))
 }
 
+/// `/livez` and `/healthz`: the process is alive, whatever the clusters and the store do.
 async fn healthz() -> Json<serde_json::Value> {
     Json(json!({"status": "ok"}))
 }

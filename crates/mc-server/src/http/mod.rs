@@ -80,7 +80,7 @@ pub struct AppState {
     pub openapi: Arc<kube::openapi::Documents>,
 }
 
-/// The whole API. Every path needs a token except `/healthz`, `/readyz`, `/openapi.json` and
+/// The whole API. Every path needs a token except `/livez`, `/healthz`, `/readyz`, `/openapi.json` and
 /// (unless `server.metricsAuth`) `/metrics`; join and unjoin need the `admin` role.
 pub fn router(state: AppState) -> Router {
     let admin = Router::new().merge(join::router()).route_layer(middleware::from_fn(require_admin));
@@ -150,9 +150,13 @@ async fn not_found(req: Request) -> Response {
     params::answer(path, ApiError::not_found(message))
 }
 
-/// Paths anyone may call: probes and the API description.
+/// Paths anyone may call: probes and the API description. Not `/version`: kube-apiserver shows
+/// it to anonymous callers only when anonymous requests are on, and the master's exact release is
+/// worth hiding from strangers; any caller with a token reads it, and anyone does with
+/// `server.anonymousRead`, as every other GET.
 fn is_open(path: &str, auth: &Auth) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/openapi.json") || (path == "/metrics" && !auth.metrics_auth())
+    matches!(path, "/livez" | "/healthz" | "/readyz" | "/openapi.json")
+        || (path == "/metrics" && !auth.metrics_auth())
 }
 
 /// Who is calling: a verified client certificate's user first (as kube-apiserver orders its

@@ -77,6 +77,11 @@ fn errors() -> Value {
     })
 }
 
+/// An error of the Kubernetes API: a `Status` object.
+fn status_error(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}})
+}
+
 fn ok(description: &str, schema: Value) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": schema}}})
 }
@@ -101,7 +106,7 @@ pub fn document(anonymous_read: bool) -> Value {
     json!({
         "openapi": "3.0.3",
         "info": {"title": "mc-server", "version": env!("CARGO_PKG_VERSION"),
-                 "description": "Multi-cluster query, join and dispatch API of kubectl-multicluster. Every operation needs `Authorization: Bearer <token>` except /healthz, /readyz, /openapi.json and /metrics (unless server.metricsAuth). Tokens have the role read or admin; join and unjoin need admin. With server.anonymousRead, GETs are served without a token as read."},
+                 "description": "Multi-cluster query, join and dispatch API of kubectl-multicluster. Every operation needs `Authorization: Bearer <token>` except /livez, /healthz, /readyz, /openapi.json and /metrics (unless server.metricsAuth). Tokens have the role read or admin; join and unjoin need admin. With server.anonymousRead, GETs are served without a token as read."},
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
                 "description": "A token from server.token/server.tokens, --token/MC_TOKEN, or the one generated at first start into <data-dir>/token."}},
@@ -133,6 +138,13 @@ pub fn document(anonymous_read: bool) -> Value {
                     "shortNames": {"type": "array", "items": {"type": "string"}}, "namespaced": {"type": "boolean"},
                     "verbs": {"type": "array", "items": {"type": "string"}}}},
                 "Res": {"type": "object", "required": ["res"], "properties": {"res": {"type": "string"}}},
+                "VersionInfo": {"type": "object", "required": ["major", "minor", "gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"],
+                    "properties": {"major": {"type": "string"}, "minor": {"type": "string"}, "gitVersion": {"type": "string"},
+                        "gitCommit": {"type": "string"}, "gitTreeState": {"type": "string"}, "buildDate": {"type": "string"},
+                        "goVersion": {"type": "string"}, "compiler": {"type": "string"}, "platform": {"type": "string"}}},
+                "Status": {"type": "object", "required": ["kind", "status", "code"], "description": "A Kubernetes meta.k8s.io/v1 Status: the error shape of the Kubernetes API.",
+                    "properties": {"kind": {"type": "string"}, "apiVersion": {"type": "string"}, "status": {"type": "string"},
+                        "message": {"type": "string"}, "reason": {"type": "string"}, "code": {"type": "integer"}}},
                 "CanIAnswer": {"type": "object", "required": ["cluster", "allowed", "reason"], "properties": {
                     "cluster": {"type": "string"}, "allowed": {"type": "boolean"},
                     "reason": {"type": "string", "description": "What allows it: RoleBinding/NAMESPACE/NAME, ClusterRoleBinding/NAME, or static token: read role / admin role; empty when denied."}}}
@@ -169,7 +181,12 @@ pub fn document(anonymous_read: bool) -> Value {
                 "parameters": [{"name": "cluster", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 63}}],
                 "responses": with_errors(json!({"200": ok("unjoined", json!({"$ref": "#/components/schemas/Res"})),
                     "403": error("the token has the read role")}))}},
+            "/livez": {"get": {"summary": "Liveness (as kube-apiserver names it): the process answers; no cluster is asked", "security": [], "responses": {"200": ok("alive", status.clone())}}},
             "/healthz": {"get": {"summary": "Liveness", "security": [], "responses": {"200": ok("alive", status.clone())}}},
+            "/version": {"get": {"summary": "The master cluster's Kubernetes version, as kube-apiserver answers /version (gitVersion marked +mc-server); a Warning gives the members' range when they differ", "security": read_security.clone(),
+                "responses": {"200": ok("version.Info", json!({"$ref": "#/components/schemas/VersionInfo"})),
+                    "401": status_error("missing or invalid bearer token"),
+                    "503": status_error("no cluster's version is known yet")}}},
             "/readyz": {"get": {"summary": "Readiness: every reachable cluster finished its initial sync", "security": [],
                 "responses": {"200": ok("ready", status), "503": error("not ready, with the reason")}}},
             "/metrics": {"get": {"summary": "Prometheus metrics (needs a token when server.metricsAuth is on)", "security": [{}, {"bearer": []}],

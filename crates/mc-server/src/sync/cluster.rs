@@ -97,6 +97,7 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
         s.message = None;
         s.version = version.git_version.clone();
         s.platform = version.platform.clone();
+        s.server_version = Some(version.clone());
         s.synced_types = wanted.keys().cloned().collect();
         s.pending_init = wanted.keys().cloned().collect();
         s.unlisted.clear();
@@ -120,12 +121,23 @@ async fn session(ctx: &SyncContext, cluster: &Arc<Cluster>) -> Result<std::conve
             _ = tokio::time::sleep(PROBE_EVERY) => {}
             _ = cluster.rediscovery_requested() => {}
         }
-        if let Err(e) = probe(&client).await {
-            failures += 1;
-            if failures >= 2 {
-                return Err(e);
+        match probe(&client).await {
+            Ok(version) if cluster.server_version().as_ref() != Some(&version) => {
+                // An upgraded member: `/v1/clusters` and `/version` tell the new one.
+                cluster.update(|s| {
+                    s.version = version.git_version.clone();
+                    s.platform = version.platform.clone();
+                    s.server_version = Some(version);
+                });
             }
-            continue;
+            Ok(_) => {}
+            Err(e) => {
+                failures += 1;
+                if failures >= 2 {
+                    return Err(e);
+                }
+                continue;
+            }
         }
         failures = 0;
         let catalog = match discover(&client).await {

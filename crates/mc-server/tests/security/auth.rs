@@ -49,7 +49,22 @@ async fn every_api_path_needs_a_token_and_probes_stay_open() {
             assert!(body["error"].as_str().is_some_and(|e| e.contains("token")), "{body}");
         }
     }
-    for path in ["/healthz", "/readyz", "/openapi.json", "/metrics"] {
+    // The Kubernetes API's version and access reviews: a Status, as kube-apiserver answers.
+    let kube = [
+        (Method::GET, "/version"),
+        (Method::GET, "/clusters/tencent2/version"),
+        (Method::POST, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"),
+    ];
+    for (method, path) in &kube {
+        for token in [None, Some("not-the-token-not-the-token")] {
+            let (status, headers, body) = call(&server, method.clone(), path, token).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path} with {token:?}: {body}");
+            assert_eq!(headers["www-authenticate"], "Bearer");
+            assert_eq!(body["kind"], "Status", "{body}");
+            assert!(body["message"].as_str().is_some_and(|e| e.contains("token")), "{body}");
+        }
+    }
+    for path in ["/livez", "/healthz", "/readyz", "/openapi.json", "/metrics"] {
         let (status, _, _) = call(&server, Method::GET, path, None).await;
         assert_eq!(status, StatusCode::OK, "{path} is open");
     }

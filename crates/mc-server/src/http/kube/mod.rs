@@ -1,11 +1,14 @@
-//! The read-only Kubernetes API, on the same port and token as the rest: discovery, the
-//! OpenAPI documents of the types ([`openapi`]), and list and get on the standard paths over every cluster, or under `/clusters/{name}/` over
-//! one, and watch from a resourceVersion of ours (see [`crate::sync::history`]). Objects carry
-//! their cluster in the annotation `mulitcluster.practice.com/cluster`; errors are `Status`
-//! objects; every method but GET answers 405 and says where to write. Below an object, a pod's
-//! `log` is read from its member cluster ([`logs`]); `exec`, `attach`, `portforward` and
-//! `proxy` are refused with the command that does them on the member ([`subresources`]).
+//! The read-only Kubernetes API, on the same port and token as the rest: `/version`, discovery,
+//! the OpenAPI documents of the types ([`openapi`]), and list and get on the standard paths over
+//! every cluster, or under `/clusters/{name}/` over one, and watch from a resourceVersion of ours
+//! (see [`crate::sync::history`]). Objects carry their cluster in the annotation
+//! `mulitcluster.practice.com/cluster`; errors are `Status` objects; every method but GET answers
+//! 405 and says where to write, except the `SelfSubjectAccessReview`s it answers (a question, not
+//! a write). Below an object, a pod's `log` is read from its member cluster ([`logs`]); `exec`,
+//! `attach`, `portforward` and `proxy` are refused with the command that does them on the member
+//! ([`subresources`]).
 
+mod access_review;
 mod annotate;
 mod discovery;
 pub mod layout;
@@ -13,16 +16,19 @@ pub mod logs;
 mod negotiate;
 mod objects;
 pub mod openapi;
+mod protobuf;
 pub mod rows;
 mod subresources;
 mod table;
 #[cfg(test)]
 mod tests;
+pub mod version;
 mod watch;
 
 use axum::Router;
 use axum::handler::Handler;
-use axum::routing::{MethodRouter, any, get};
+use axum::routing::{MethodRouter, any, get, post};
+use mc_types::api::paths;
 
 use crate::http::AppState;
 
@@ -38,6 +44,11 @@ where
 /// Routes of this module, at the root and under `/clusters/{cluster}`.
 pub fn router() -> Router<AppState> {
     let api = Router::new()
+        .route(paths::VERSION, read(version::version))
+        .route(
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            post(access_review::create).fallback(access_review::only_create),
+        )
         .route("/api", read(discovery::api_versions))
         .route("/apis", read(discovery::api_groups))
         .route("/openapi/v2", read(openapi::v2))
@@ -72,4 +83,10 @@ pub fn router() -> Router<AppState> {
             any(subresources::serve),
         );
     Router::new().merge(api.clone()).nest("/clusters/{cluster}", api)
+}
+
+/// A protobuf `SelfSubjectAccessReview` of these resource attributes, as client-go sends it.
+#[cfg(test)]
+pub(crate) fn protobuf_review(attributes: &[(u8, &str)]) -> Vec<u8> {
+    protobuf::tests::encoded("SelfSubjectAccessReview", attributes)
 }

@@ -123,7 +123,7 @@ impl Params {
                 "includeObject" => {
                     p.include = table::Include::parse(&v).ok_or_else(|| {
                         KubeError::bad_request(format!(
-                            "includeObject must be None, PartialObjectMetadata or Object, got \"{}\"",
+                            "includeObject must be None, Metadata or Object, got \"{}\"",
                             shown(&v)
                         ))
                     })?

@@ -31,11 +31,12 @@ pub enum Include {
 }
 
 impl Include {
-    /// The `includeObject` query parameter.
+    /// The `includeObject` query parameter: Kubernetes' `None`, `Metadata` or `Object`
+    /// (k9s sends `Metadata`), and `PartialObjectMetadata`, which earlier plugins sent.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "None" => Some(Include::None),
-            "" | "PartialObjectMetadata" => Some(Include::Metadata),
+            "" | "Metadata" | "PartialObjectMetadata" => Some(Include::Metadata),
             "Object" => Some(Include::Object),
             _ => None,
         }

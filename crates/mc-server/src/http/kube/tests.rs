@@ -8,6 +8,7 @@ mod discovery;
 mod logs;
 mod objects;
 mod tables;
+mod version;
 mod watches;
 
 use std::time::Duration;

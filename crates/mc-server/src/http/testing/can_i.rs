@@ -239,3 +239,118 @@ async fn the_openapi_document_describes_the_question() {
     );
     assert!(operation["responses"]["403"].is_object());
 }
+
+/// Posts a `SelfSubjectAccessReview` of these `resourceAttributes` (or of a whole `spec`, when
+/// it has `nonResourceAttributes`) to `path` as `token`.
+async fn review(api: &TestApi, path: &str, token: &str, attributes: Value) -> super::Answer {
+    let spec = if attributes.get("nonResourceAttributes").is_some() {
+        attributes
+    } else {
+        json!({"resourceAttributes": attributes})
+    };
+    let body = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                      "metadata": {"creationTimestamp": null}, "spec": spec});
+    let request = TestApi::request_as(Method::POST, path, Some(token))
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    api.send(request).await
+}
+
+const SSAR: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+
+/// `(allowed, reason)` of a review, asserting a `201`.
+#[track_caller]
+fn reviewed(answer: &super::Answer) -> (bool, String) {
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    let review = answer.json();
+    assert_eq!(review["kind"], "SelfSubjectAccessReview", "{review}");
+    let status = &review["status"];
+    (status["allowed"].as_bool().unwrap(), status["reason"].as_str().unwrap_or_default().to_string())
+}
+
+#[tokio::test]
+async fn a_self_subject_access_review_is_allowed_when_a_cluster_in_scope_allows_it() {
+    let api = fixture().await;
+    let list_default = json!({"verb": "list", "resource": "configmaps", "namespace": "default"});
+    let allowed = review(&api, SSAR, ALICE, list_default.clone()).await;
+    assert_eq!(
+        reviewed(&allowed),
+        (true, "allowed in cluster alpha by RoleBinding/default/alice-view".into())
+    );
+    // Only in alpha: under /clusters/beta/ it is not, and the spec comes back as sent.
+    let in_beta = review(&api, &format!("/clusters/beta{SSAR}"), ALICE, list_default).await;
+    assert_eq!(reviewed(&in_beta), (false, String::new()));
+    assert_eq!(in_beta.json()["spec"]["resourceAttributes"]["namespace"], "default");
+    let secrets = json!({"verb": "list", "resource": "secrets", "namespace": "default"});
+    assert_eq!(reviewed(&review(&api, SSAR, ALICE, secrets).await), (false, String::new()));
+    // A path, through the member's ClusterRoleBindings (none for alice here).
+    let version = json!({"nonResourceAttributes": {"verb": "get", "path": "/version"}});
+    assert!(!reviewed(&review(&api, SSAR, ALICE, version.clone()).await).0);
+    assert!(reviewed(&review(&api, SSAR, super::TOKEN, version).await).0, "admin token");
+}
+
+#[tokio::test]
+async fn a_self_subject_access_review_in_protobuf_is_answered_in_json() {
+    let api = fixture().await;
+    let body = crate::http::kube::protobuf_review(&[(1, "default"), (2, "list"), (3, ""), (5, "configmaps")]);
+    let request = TestApi::request_as(Method::POST, SSAR, Some(ALICE))
+        .header("content-type", "application/vnd.kubernetes.protobuf")
+        .header("accept", "application/vnd.kubernetes.protobuf,application/json")
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let answer = api.send(request).await;
+    assert_eq!(
+        reviewed(&answer),
+        (true, "allowed in cluster alpha by RoleBinding/default/alice-view".into())
+    );
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+}
+
+#[tokio::test]
+async fn a_self_subject_access_review_denies_writes_as_this_api_is_read_only() {
+    let api = fixture().await;
+    for token in [super::TOKEN, ALICE] {
+        let update =
+            json!({"verb": "update", "resource": "configmaps", "namespace": "default", "name": "cm-a1"});
+        let answer = review(&api, SSAR, token, update).await;
+        let (allowed, reason) = reviewed(&answer);
+        assert!(!allowed && reason.contains("read-only"), "{reason}");
+        assert_eq!(answer.json()["status"]["denied"], true);
+    }
+    let read = json!({"verb": "watch", "group": "apps", "resource": "deployments"});
+    assert_eq!(
+        reviewed(&review(&api, SSAR, READ_TOKEN, read).await),
+        (true, "allowed in cluster alpha by static token: read role".into())
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_self_subject_access_review_is_a_status() {
+    let api = fixture().await;
+    let both =
+        json!({"resourceAttributes": {"verb": "get"}, "nonResourceAttributes": {"verb": "get", "path": "/"}});
+    let body =
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": both});
+    let post = |body: String, media: &str| {
+        TestApi::request_as(Method::POST, SSAR, Some(ALICE))
+            .header("content-type", media)
+            .body(axum::body::Body::from(body))
+            .unwrap()
+    };
+    api.send(post(body.to_string(), "application/json"))
+        .await
+        .status_object(StatusCode::UNPROCESSABLE_ENTITY, "Invalid");
+    api.send(post("{".into(), "application/json")).await.status_object(StatusCode::BAD_REQUEST, "BadRequest");
+    api.send(post("\u{0}".into(), "application/vnd.kubernetes.protobuf"))
+        .await
+        .status_object(StatusCode::BAD_REQUEST, "BadRequest");
+    api.send(post("a: b".into(), "application/yaml"))
+        .await
+        .status_object(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UnsupportedMediaType");
+    api.get(SSAR).await.status_object(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed");
+    let unknown = TestApi::request_as(Method::POST, &format!("/clusters/nope{SSAR}"), Some(ALICE))
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    api.send(unknown).await.status_object(StatusCode::NOT_FOUND, "NotFound");
+}

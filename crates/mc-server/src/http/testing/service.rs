@@ -105,9 +105,11 @@ async fn openapi_describes_every_route_and_which_reads_need_a_token() {
         "/v1/list_with_cluster",
         "/v1/clusters",
         "/v1/resources",
+        "/livez",
         "/healthz",
         "/readyz",
         "/metrics",
+        "/version",
     ] {
         assert!(document["paths"][path].is_object(), "{path}");
     }
@@ -117,6 +119,8 @@ async fn openapi_describes_every_route_and_which_reads_need_a_token() {
         "the token has the read role"
     );
     assert_eq!(document["paths"]["/v1/list"]["get"]["security"], json!([{"bearer": []}]));
+    assert_eq!(document["paths"]["/version"]["get"]["security"], json!([{"bearer": []}]));
+    assert_eq!(document["paths"]["/livez"]["get"]["security"], json!([]));
     let open = TestApi::with(Setup { anonymous_read: true, ..Setup::default() }).await;
     let document = open.call(Method::GET, "/openapi.json", None).await.json();
     assert_eq!(document["paths"]["/v1/list"]["get"]["security"], json!([{}, {"bearer": []}]));

@@ -75,9 +75,11 @@ async fn include_object_chooses_what_each_row_carries() {
     assert_eq!(object["kind"], "ConfigMap");
     assert_eq!(object["data"], json!({"k": "v"}));
     assert_eq!(object["metadata"]["annotations"][CLUSTER_ANNOTATION], "alpha");
-    let metadata =
-        api.get_accepting(&format!("{path}?includeObject=PartialObjectMetadata"), TABLE).await.json();
-    assert_eq!(metadata["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    // Kubernetes' name (what k9s sends), and the one earlier plugins sent.
+    for metadata in ["Metadata", "PartialObjectMetadata"] {
+        let table = api.get_accepting(&format!("{path}?includeObject={metadata}"), TABLE).await.json();
+        assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata", "{metadata}");
+    }
     let message = api
         .get_accepting(&format!("{path}?includeObject=Everything"), TABLE)
         .await
