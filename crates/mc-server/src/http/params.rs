@@ -33,7 +33,11 @@ pub const MAX_TEXT: usize = 4096;
 /// to `/v1` and the probes (`{"error": ...}`).
 pub fn is_kube(path: &str) -> bool {
     let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
-    under("/api") || under("/apis") || under("/openapi") || path == "/version" || path.starts_with("/clusters/")
+    under("/api")
+        || under("/apis")
+        || under("/openapi")
+        || path == "/version"
+        || path.starts_with("/clusters/")
 }
 
 /// An error answered in the shape of the API `path` belongs to.
