@@ -11,6 +11,9 @@
 mod access_review;
 mod annotate;
 mod discovery;
+#[cfg(test)]
+pub(crate) mod fake_member;
+pub(crate) mod fetch;
 pub mod layout;
 pub mod logs;
 mod negotiate;
