@@ -16,6 +16,7 @@ pub(crate) mod fake_member;
 pub(crate) mod fetch;
 pub mod layout;
 pub mod logs;
+mod metrics;
 mod negotiate;
 mod objects;
 pub mod openapi;
