@@ -133,6 +133,10 @@ impl Target {
             checks::namespace(ns)?;
         }
         let name = p.get("name").cloned();
+        // A pod is named within its namespace: `/pods/NAME` names nothing.
+        if name.is_some() && kind == Kind::Pods && namespace.is_none() {
+            return Err(KubeError::no_such_resource());
+        }
         if let Some(name) = &name {
             checks::subdomain(if kind == Kind::Pods { "pod" } else { "node" }, name)?;
         }

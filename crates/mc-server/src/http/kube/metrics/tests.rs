@@ -235,6 +235,7 @@ async fn one_object_comes_from_the_cluster_that_has_it_and_is_409_in_several() {
         api.get("/clusters/beta/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/twin").await.json();
     assert_eq!(beta["containers"][0]["usage"]["cpu"], "2m");
     api.get(&format!("{NODES}/n")).await.status_object(StatusCode::CONFLICT, "Conflict");
+    api.get(&format!("{PODS}/web")).await.status_object(StatusCode::NOT_FOUND, "NotFound");
     let none = api.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nowhere").await;
     let message = none.status_object(StatusCode::NOT_FOUND, "NotFound");
     assert_eq!(message, "podmetrics.metrics.k8s.io \"nowhere\" not found");
