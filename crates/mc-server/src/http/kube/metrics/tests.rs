@@ -134,6 +134,16 @@ async fn discovery_offers_metrics_only_while_a_cluster_in_scope_serves_it() {
             {"name": "pods", "singularName": "", "namespaced": true, "kind": "PodMetrics", "verbs": ["get", "list"]},
         ])
     );
+    // Aggregated discovery, as kubectl top reads it.
+    let aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let all = api.get_accepting("/apis", aggregated).await.json();
+    let group =
+        all["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "metrics.k8s.io").unwrap();
+    let resources = &group["versions"][0]["resources"];
+    assert_eq!(resources[1]["resource"], "pods", "{group}");
+    assert_eq!(resources[1]["scope"], "Namespaced");
+    assert_eq!(resources[1]["verbs"], json!(["get", "list"]));
+    assert_eq!(resources[0]["scope"], "Cluster");
     api.get("/clusters/beta/apis/metrics.k8s.io/v1beta1")
         .await
         .status_object(StatusCode::NOT_FOUND, "NotFound");
