@@ -95,6 +95,17 @@ pub enum Command {
     ///   kubectl multicluster logs web-7dbf7cc5-8llgr -c tencent1 --container web --since 1h
     #[command(verbatim_doc_comment)]
     Logs(LogsArgs),
+    /// Print the CPU and memory use of pods or nodes in every cluster (kubectl top's columns)
+    ///
+    /// Read through mc-server from the metrics.k8s.io API of each member that serves it
+    /// (metrics-server). Node percentages are of the node's allocatable, from the nodes mc-server
+    /// has synced. Clusters without metrics are said on stderr; it is an error only when no
+    /// cluster asked has any.
+    ///
+    ///   kubectl multicluster top pods -A -l app=web
+    ///   kubectl multicluster top nodes -c tencent1
+    #[command(verbatim_doc_comment)]
+    Top(TopArgs),
     /// Print a kubeconfig for mc-server's read-only Kubernetes API
     ///
     /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
@@ -166,6 +177,56 @@ pub struct LogsArgs {
         default_missing_value = "true"
     )]
     pub prefix: bool,
+}
+
+/// What `top` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopKind {
+    /// `pods`, `pod`, `po`.
+    Pods,
+    /// `nodes`, `node`, `no`.
+    Nodes,
+}
+
+impl TopKind {
+    /// kubectl's spellings.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "pods" | "pod" | "po" => Ok(TopKind::Pods),
+            "nodes" | "node" | "no" => Ok(TopKind::Nodes),
+            _ => Err(format!("{text:?}: top reads pods or nodes")),
+        }
+    }
+}
+
+/// Arguments of `top`.
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// pods (pod, po) or nodes (node, no)
+    #[arg(value_name = "pods|nodes", value_parser = TopKind::parse)]
+    pub kind: TopKind,
+
+    /// Pods in this namespace
+    #[arg(short, long, value_name = "NAMESPACE", default_value = "default")]
+    pub namespace: String,
+
+    /// Pods in every namespace
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+
+    /// Only objects whose labels match: app=web,tier!=db
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Only these clusters: a,b (repeatable; default: every cluster)
+    #[arg(
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
 }
 
 /// Output formats of `list`, as `-o` takes them.
@@ -622,6 +683,7 @@ const VERBS: &[&str] = &[
     "unjoin",
     "auth",
     "logs",
+    "top",
     "kubeconfig",
     "config",
     "completion",

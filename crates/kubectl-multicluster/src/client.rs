@@ -383,6 +383,13 @@ impl Client {
         self.send(self.request(Method::GET, path).query(query)).await
     }
 
+    /// `GET` of a path of the Kubernetes API (`/apis/metrics.k8s.io/v1beta1/pods`) as JSON; its
+    /// `Warning`s are said on stderr, an error answer is [`Error::Api`] with the `Status` message.
+    pub async fn kube_json(&self, path: &str, query: &[(&str, String)]) -> Result<serde_json::Value> {
+        let resp = self.send(self.request(Method::GET, path).query(query)).await?;
+        self.decode(resp).await
+    }
+
     fn request(&self, method: Method, path: &str) -> RequestBuilder {
         let req = self.http.request(method, format!("{}{path}", self.target.url));
         match &self.target.token {

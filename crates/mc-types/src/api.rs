@@ -40,6 +40,10 @@ pub mod paths {
     pub const READYZ: &str = "/readyz";
     /// Prometheus metrics.
     pub const METRICS: &str = "/metrics";
+    /// The resource metrics API (`metrics.k8s.io/v1beta1`) that mc-server reads live from the
+    /// members that serve it: `/nodes[/NAME]`, `/pods`, `/namespaces/NS/pods[/NAME]`, under
+    /// `/clusters/NAME` for one cluster.
+    pub const RESOURCE_METRICS: &str = "/apis/metrics.k8s.io/v1beta1";
 }
 
 /// Multipart field of `/v1/join` that holds the kubeconfig.

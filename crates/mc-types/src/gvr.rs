@@ -12,6 +12,12 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// The resource metrics API group (metrics-server): never synced, read live from the members
+/// that serve it.
+pub const METRICS_GROUP: &str = "metrics.k8s.io";
+/// The version of [`METRICS_GROUP`] that is served.
+pub const METRICS_VERSION: &str = "v1beta1";
+
 /// API groups never synced, whatever the configuration says: their resources are virtual
 /// (metrics) or create-only reviews (authentication, authorization).
 pub const DEFAULT_EXCLUDED_GROUPS: &[&str] =

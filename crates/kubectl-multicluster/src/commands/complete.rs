@@ -338,6 +338,7 @@ mod tests {
                 "unjoin",
                 "auth",
                 "logs",
+                "top",
                 "kubeconfig",
                 "config",
                 "completion"

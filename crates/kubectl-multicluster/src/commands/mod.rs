@@ -16,6 +16,7 @@ pub mod list_table;
 pub mod logs;
 pub mod printing;
 pub mod table_spec;
+pub mod top;
 pub mod watch;
 
 use std::io::Write;
@@ -58,6 +59,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Unjoin(args) => join::unjoin(&client().await?, args, out).await,
         Command::Auth(args) => auth::run(&client().await?, args, out).await,
         Command::Logs(args) => logs::run(&client().await?, args, out).await,
+        Command::Top(args) => top::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),

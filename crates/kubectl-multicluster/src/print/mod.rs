@@ -10,6 +10,7 @@ pub mod events;
 pub use mc_types::jsonpath;
 pub mod label_columns;
 pub mod not_found;
+pub mod quantity;
 pub mod sort;
 pub mod table;
 pub mod template;

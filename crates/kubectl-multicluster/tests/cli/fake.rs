@@ -83,6 +83,8 @@ impl FakeServer {
             .route("/v1/unjoin", delete(unjoin))
             .route("/v1/auth/can-i", get(can_i))
             .route("/clusters/{cluster}/api/v1/namespaces/{namespace}/pods/{pod}/log", get(log))
+            .route("/apis/metrics.k8s.io/v1beta1/{*rest}", get(metrics))
+            .route("/clusters/{cluster}/apis/metrics.k8s.io/v1beta1/{*rest}", get(cluster_metrics))
             .layer(middleware::from_fn_with_state(shared.clone(), record_and_authorize))
             .with_state(shared);
         let served = Served::start(app);
@@ -124,6 +126,69 @@ async fn log(
     ([(header::CONTENT_TYPE, "text/plain")], text).into_response()
 }
 
+/// `metrics.k8s.io/v1beta1` as mc-server serves it: tencent1 and tencent2 have metrics (the pods
+/// of the namespace asked for, or of every one), tencent4 has no metrics API (a `Warning`).
+async fn metrics(axum::extract::Path(rest): axum::extract::Path<String>) -> Response {
+    metrics_of(
+        &["tencent1", "tencent2"],
+        &rest,
+        Some("cluster(s) tencent4 serve no metrics API (metrics.k8s.io/v1beta1): they are left out"),
+    )
+}
+
+/// `metrics.k8s.io/v1beta1` of one cluster: 404 for tencent4, as mc-server answers a cluster
+/// without metrics.
+async fn cluster_metrics(
+    axum::extract::Path((cluster, rest)): axum::extract::Path<(String, String)>,
+) -> Response {
+    if cluster == "tencent4" {
+        let body = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+            "reason": "NotFound", "message": "the server could not find the requested resource"});
+        return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+    }
+    metrics_of(&[cluster.as_str()], &rest, None)
+}
+
+fn metrics_of(clusters: &[&str], rest: &str, warning: Option<&str>) -> Response {
+    let annotations = |c: &str| json!({"mulitcluster.practice.com/cluster": c});
+    let (kind, items): (&str, Vec<Value>) = match rest.split('/').collect::<Vec<_>>().as_slice() {
+        ["nodes"] => (
+            "NodeMetricsList",
+            clusters
+                .iter()
+                .map(|c| {
+                    let name = if *c == "tencent1" { "vm-0-16-centos" } else { "minikube" };
+                    json!({"metadata": {"name": name, "annotations": annotations(c)},
+                        "usage": {"cpu": "183912345n", "memory": "1532Mi"}})
+                })
+                .collect(),
+        ),
+        ["pods"] | ["namespaces", _, "pods"] => {
+            let ns = rest.split('/').nth(1).filter(|_| rest.starts_with("namespaces/")).unwrap_or("shop");
+            let pod = |c: &str, name: &str, cpu: &str, memory: &str| {
+                json!({"metadata": {"name": name, "namespace": ns, "annotations": annotations(c)},
+                    "containers": [{"name": "main", "usage": {"cpu": cpu, "memory": memory}},
+                                   {"name": "envoy", "usage": {"cpu": "1m", "memory": "4Mi"}}]})
+            };
+            let items = clusters
+                .iter()
+                .flat_map(|c| match *c {
+                    "tencent1" => vec![pod(c, "web-1", "12m", "30Mi"), pod(c, "api-0", "250m", "128974848")],
+                    _ => vec![pod(c, "web-1", "1500000n", "20Mi")],
+                })
+                .collect();
+            ("PodMetricsList", items)
+        }
+        _ => return StatusCode::NOT_FOUND.into_response(),
+    };
+    let body = json!({"kind": kind, "apiVersion": "metrics.k8s.io/v1beta1", "metadata": {}, "items": items});
+    let mut resp = axum::Json(body).into_response();
+    if let Some(w) = warning {
+        resp.headers_mut().insert(header::WARNING, format!("299 - \"{w}\"").parse().unwrap());
+    }
+    resp
+}
+
 /// The clusters of the fixtures (and of `clusters.json`).
 const KNOWN_CLUSTERS: [&str; 3] = ["tencent1", "tencent2", "tencent4"];
 
@@ -135,6 +200,7 @@ fn items_of(gvr: &str) -> Option<Vec<Value>> {
     let name = match gvr {
         "pods" | "v1/pods" | "core/v1/pods" | "po" => "pods",
         "configmaps" | "v1/configmaps" | "cm" => "configmaps",
+        "nodes" | "v1/nodes" => "nodes",
         "deployments" | "deploy" | "apps/v1/deployments" => "deployments",
         "widgets" => "widgets",
         "nothing" => return Some(vec![]),

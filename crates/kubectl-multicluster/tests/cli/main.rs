@@ -15,3 +15,4 @@ mod list_options;
 mod logs;
 mod print;
 mod scripts;
+mod top;

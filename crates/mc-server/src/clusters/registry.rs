@@ -7,7 +7,7 @@ use std::time::Instant;
 use k8s_openapi::jiff::Timestamp;
 use mc_types::Gvr;
 use mc_types::api::{ClusterInfo, ClusterStatus, TypeFault};
-use mc_types::gvr::ResourceInfo;
+use mc_types::gvr::{METRICS_GROUP, METRICS_VERSION, ResourceInfo};
 use tokio::task::AbortHandle;
 
 use super::ClusterSpec;
@@ -90,8 +90,11 @@ pub struct Cluster {
     pub spec: ClusterSpec,
     /// Live state.
     pub state: RwLock<ClusterState>,
-    /// Discovery data of the last successful discovery.
+    /// Discovery data of the last successful discovery, without the groups read live (see
+    /// [`Cluster::serves_metrics`]).
     pub catalog: RwLock<Vec<ResourceInfo>>,
+    /// Whether the last discovery found `metrics.k8s.io/v1beta1`.
+    metrics: std::sync::atomic::AtomicBool,
     /// Objects in the store for this cluster (refreshed by the writer).
     pub objects: std::sync::atomic::AtomicU64,
     task: Mutex<Option<AbortHandle>>,
@@ -113,6 +116,7 @@ impl Cluster {
             spec,
             state: RwLock::new(ClusterState::default()),
             catalog: RwLock::new(Vec::new()),
+            metrics: Default::default(),
             objects: Default::default(),
             task: Mutex::new(None),
             client: RwLock::new(None),
@@ -175,9 +179,20 @@ impl Cluster {
         f(&mut guard);
     }
 
-    /// Replaces the discovery data.
-    pub fn set_catalog(&self, catalog: Vec<ResourceInfo>) {
+    /// Replaces the discovery data. The resource metrics API is kept as one fact (whether the
+    /// cluster serves it, see [`Cluster::serves_metrics`]) and not as types: its objects are
+    /// not stored but read live, so the store's list and get never serve them.
+    pub fn set_catalog(&self, mut catalog: Vec<ResourceInfo>) {
+        let metrics = catalog.iter().any(|r| r.group == METRICS_GROUP && r.version == METRICS_VERSION);
+        catalog.retain(|r| r.group != METRICS_GROUP);
+        self.metrics.store(metrics, std::sync::atomic::Ordering::Release);
         *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = catalog;
+    }
+
+    /// Whether the cluster's last discovery found `metrics.k8s.io/v1beta1` (a metrics-server
+    /// or another resource metrics API): noticed again at each discovery.
+    pub fn serves_metrics(&self) -> bool {
+        self.metrics.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// A copy of the discovery data.
@@ -593,5 +608,26 @@ mod tests {
         assert!(c.set_ownership(Ownership::Mine("me".into())));
         assert!(c.syncs());
         assert_eq!(c.info(None).synced_by.as_deref(), Some("me"));
+    }
+
+    #[test]
+    fn discovery_with_metrics_keeps_the_fact_and_not_the_types() {
+        let info = |group: &str, resource: &str| ResourceInfo {
+            group: group.into(),
+            version: if group.is_empty() { "v1".into() } else { METRICS_VERSION.into() },
+            resource: resource.into(),
+            kind: String::new(),
+            singular: String::new(),
+            short_names: Vec::new(),
+            namespaced: true,
+            verbs: vec!["get".into(), "list".into()],
+        };
+        let c = cluster("alpha");
+        c.set_catalog(vec![info("", "pods"), info(METRICS_GROUP, "pods"), info(METRICS_GROUP, "nodes")]);
+        assert!(c.serves_metrics());
+        assert_eq!(c.catalog().len(), 1, "only the stored types");
+        // A metrics-server removed: noticed at the next discovery.
+        c.set_catalog(vec![info("", "pods")]);
+        assert!(!c.serves_metrics());
     }
 }

@@ -159,6 +159,26 @@ pub fn object_name(name: &str) -> ApiResult<()> {
     Err(ApiError::bad_request(format!("name \"{}\" is invalid: a name {why}", shown(name))))
 }
 
+/// The name of a `what` (`pod`, `node`) that Kubernetes names as a DNS-1123 subdomain, so that
+/// a path sent to a member with it needs no escaping (400 otherwise).
+pub fn subdomain(what: &str, name: &str) -> ApiResult<()> {
+    object_name(name)?;
+    let subdomain = name.len() <= MAX_NAME
+        && name.split('.').all(|l| {
+            !l.is_empty()
+                && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+        });
+    if subdomain {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!(
+        "{what} name \"{}\" is invalid: a {what}'s name is a lowercase RFC 1123 subdomain",
+        shown(name)
+    )))
+}
+
 /// A verb of an authorization question: `*`, or letters (RBAC compares verbs as given; those of
 /// Kubernetes are lowercase words such as `get`, `deletecollection`, `impersonate`), at most
 /// [`MAX_LABEL`] characters (400 otherwise).

@@ -14,7 +14,7 @@ use mc_types::ResourceInfo;
 use super::{ApiError, AppState};
 use crate::authz::{RBAC_GROUP, Request};
 use crate::identity::Caller;
-use crate::store::Query as StoreQuery;
+use crate::store::{Allowed, Query as StoreQuery};
 use crate::sync::notice::Notice;
 
 /// What a watch needs to follow its caller's rights: who, doing what, to which type.
@@ -69,19 +69,41 @@ pub async fn restrict(
         Some(c) => vec![c.clone()],
         None => state.registry.names(),
     };
-    let namespace = if info.namespaced { query.namespace.as_deref() } else { Some("") };
+    let (allowed, warning) =
+        restrict_in(state, caller, verb, info, &clusters, query.namespace.as_deref(), query.name.as_deref())
+            .await?;
+    query.allowed = allowed;
+    Ok(warning)
+}
+
+/// Where among `clusters` `caller` may `verb` objects of `info` (in `namespace`, and the
+/// object `name`, when given), as [`restrict`] decides it for a store query: `None` is
+/// everywhere; with the `Warning` naming the clusters left out. One namespace or one object
+/// allowed nowhere is 403.
+pub async fn restrict_in(
+    state: &AppState,
+    caller: &Caller,
+    verb: &str,
+    info: &ResourceInfo,
+    clusters: &[String],
+    namespace: Option<&str>,
+    name: Option<&str>,
+) -> Result<(Option<Allowed>, Option<String>), ApiError> {
+    if caller.reads_everything() {
+        return Ok((None, None));
+    }
+    let namespace = if info.namespaced { namespace } else { Some("") };
     let reads = state
         .access
-        .reads(caller, verb, info, &clusters, namespace, query.name.as_deref())
+        .reads(caller, verb, info, clusters, namespace, name)
         .await
         .map_err(|e| ApiError::unavailable(format!("{e}; try again")))?;
     // One namespace or one object, allowed nowhere: as the member would answer.
-    if reads.nothing() && (namespace.is_some() || query.name.is_some()) {
-        return Err(forbidden(caller, verb, info, namespace, query.name.as_deref(), &clusters));
+    if reads.nothing() && (namespace.is_some() || name.is_some()) {
+        return Err(forbidden(caller, verb, info, namespace, name, clusters));
     }
     let warning = reads.warning(&caller.user.name, verb, &what(info));
-    query.allowed = reads.allowed;
-    Ok(warning)
+    Ok((reads.allowed, warning))
 }
 
 /// `group/resource`, or `resource` for the core group.

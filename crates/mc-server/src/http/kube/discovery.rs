@@ -2,7 +2,8 @@
 //! every cluster's synced types (CRDs included). `/api` and `/apis` answer in the aggregated form
 //! (`apidiscovery.k8s.io/v2`, every type in one answer) when the client asks for it, as kubectl
 //! does, else in the legacy form client-go and kube-rs also read (see [`negotiate`]). Every type is served
-//! read-only: `get`, `list`, `watch`.
+//! read-only: `get`, `list`, `watch`; the resource metrics API, read live, `get` and `list`
+//! (see [`super::metrics`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -49,7 +50,21 @@ async fn catalog(
     path: Option<&HashMap<String, String>>,
 ) -> KubeResult<Vec<ResourceInfo>> {
     let cluster = path.and_then(|p| p.get("cluster")).map(String::as_str);
-    Ok(crate::http::rights::catalog(state, caller, cluster).await?)
+    let mut types = crate::http::rights::catalog(state, caller, cluster).await?;
+    // Read live, not stored: offered while some cluster in scope serves it (see `metrics`).
+    if super::metrics::offered(state, cluster) {
+        types.extend(super::metrics::types());
+    }
+    Ok(types)
+}
+
+/// The verbs of a type: those of the stored types, or the live type's own (`get`, `list`).
+fn verbs(r: &ResourceInfo) -> Vec<&str> {
+    if r.group == mc_types::gvr::METRICS_GROUP {
+        r.verbs.iter().map(String::as_str).collect()
+    } else {
+        VERBS.to_vec()
+    }
 }
 
 /// `/api`: the core group's versions.
@@ -155,7 +170,7 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
         "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
         "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": r.singular,
-        "verbs": VERBS,
+        "verbs": verbs(r),
     });
     if !r.short_names.is_empty() {
         entry["shortNames"] = json!(r.short_names);
@@ -195,7 +210,7 @@ fn resource_list(catalog: Vec<ResourceInfo>, group: &str, version: &str) -> Kube
                 "singularName": r.singular,
                 "namespaced": r.namespaced,
                 "kind": r.kind,
-                "verbs": VERBS,
+                "verbs": verbs(r),
             });
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);

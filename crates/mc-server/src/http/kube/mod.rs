@@ -11,8 +11,12 @@
 mod access_review;
 mod annotate;
 mod discovery;
+#[cfg(test)]
+pub(crate) mod fake_member;
+pub(crate) mod fetch;
 pub mod layout;
 pub mod logs;
+mod metrics;
 mod negotiate;
 mod objects;
 pub mod openapi;

@@ -226,6 +226,9 @@ pub async fn list(
     Query(pairs): Query<Vec<(String, String)>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
+    if super::metrics::is_metrics(&path) {
+        return super::metrics::serve(state, caller, path, pairs, headers).await;
+    }
     let target = Target::resolve(&state, &path)?;
     let params = Params::parse(pairs)?;
     let wanted = negotiate(&headers, if params.watch { negotiate::WATCH } else { negotiate::LIST })?;
@@ -364,6 +367,9 @@ pub async fn get(
     Query(pairs): Query<Vec<(String, String)>>,
     headers: HeaderMap,
 ) -> KubeResult<Response> {
+    if super::metrics::is_metrics(&path) {
+        return super::metrics::serve(state, caller, path, pairs, headers).await;
+    }
     let target = Target::resolve(&state, &path)?;
     let mut params = Params::parse(pairs)?;
     if params.watch {

@@ -18,7 +18,7 @@ use mc_types::Gvr;
 pub use options::LogParams;
 
 use crate::authz::Request;
-use crate::http::params::{self, shown};
+use crate::http::params;
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::{AppState, rights};
 use crate::identity::Caller;
@@ -37,20 +37,7 @@ impl Pod {
         let namespace = p.get("namespace").cloned().unwrap_or_default();
         params::namespace(&namespace)?;
         let name = p.get("name").cloned().unwrap_or_default();
-        params::object_name(&name)?;
-        let subdomain = name.len() <= params::MAX_NAME
-            && name.split('.').all(|l| {
-                !l.is_empty()
-                    && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                    && !l.starts_with('-')
-                    && !l.ends_with('-')
-            });
-        if !subdomain {
-            return Err(KubeError::bad_request(format!(
-                "pod name \"{}\" is invalid: a pod's name is a lowercase RFC 1123 subdomain",
-                shown(&name)
-            )));
-        }
+        params::subdomain("pod", &name)?;
         Ok(Pod { namespace, name })
     }
 

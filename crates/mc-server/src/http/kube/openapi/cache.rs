@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 
-use super::fetch::{self, Fetched, Limits};
 use super::index::{GroupVersion, Index};
 use crate::clusters::Cluster;
+use crate::http::kube::fetch::{self, Fetched, Limits};
 
 /// When documents are read again.
 #[derive(Clone, Copy, Debug)]

@@ -23,7 +23,6 @@
 
 mod access;
 mod cache;
-mod fetch;
 mod index;
 mod merge;
 #[cfg(test)]
@@ -34,13 +33,15 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+pub use super::fetch::Limits;
 use axum::Extension;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 pub use cache::{Documents, Timing};
-pub use fetch::Limits;
+#[cfg(test)]
+pub(crate) use index::hex;
 use serde::Deserialize;
 use tokio::sync::broadcast;
 

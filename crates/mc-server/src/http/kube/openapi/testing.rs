@@ -1,38 +1,15 @@
-//! A fake cluster client that serves OpenAPI documents, as kube-apiserver answers them: an
-//! `ETag` of each document's hash, `304` to a matching `If-None-Match`.
+//! A fake cluster that serves OpenAPI documents through the fake member client
+//! ([`crate::http::kube::fake_member`]), as kube-apiserver answers them.
 
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
-use axum::http::{Request, Response, header};
 use serde_json::{Value, json};
 
 use super::index::hex;
-
-/// A client whose answers `serve` gives by path: `(status, body)`, or none for 404.
-pub fn client(serve: impl Fn(&str) -> Option<(u16, Vec<u8>)> + Send + Sync + 'static) -> kube::Client {
-    let serve = Arc::new(serve);
-    let service = tower::service_fn(move |request: Request<kube::client::Body>| {
-        let serve = serve.clone();
-        async move {
-            let path = request.uri().path().to_string();
-            let (status, body) = serve(&path).unwrap_or((404, Vec::new()));
-            let etag = hex(&String::from_utf8_lossy(&body));
-            let held = request.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
-            if status == 200 && held == Some(&format!("\"{etag}\"")) {
-                return Ok::<_, Infallible>(
-                    Response::builder().status(304).body(kube::client::Body::empty()).unwrap(),
-                );
-            }
-            let response = Response::builder().status(status).header(header::ETAG, format!("\"{etag}\""));
-            Ok(response.body(kube::client::Body::from(body)).unwrap())
-        }
-    });
-    kube::Client::new(service, "default")
-}
+pub use crate::http::kube::fake_member::client;
 
 /// A cluster's documents: v3 by path, and v2, which [`Cluster::client`] serves; `reads` counts
 /// the requests by path.

@@ -1,6 +1,6 @@
-//! One OpenAPI document read from a cluster through its client: JSON asked for, at most
-//! [`Limits::bytes`] read, within [`Limits::time`]; a member's error body is never read, only its
-//! status code is kept.
+//! One JSON answer read from a member cluster through its client (an OpenAPI document, a list
+//! of metrics): JSON asked for, at most [`Limits::bytes`] read, within [`Limits::time`]; a
+//! member's error body is never read, only its status code is kept.
 
 use std::time::Duration;
 
@@ -8,12 +8,12 @@ use axum::body::Bytes;
 use axum::http::{Request, StatusCode, header};
 use futures::StreamExt;
 
-/// How much of a document is read, and for how long.
+/// How much of an answer is read, and for how long.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    /// Most bytes of one document (the largest, `/openapi/v2`, is a few MiB).
+    /// Most bytes of one answer (the largest document, `/openapi/v2`, is a few MiB).
     pub bytes: usize,
-    /// Longest wait for one document, body included.
+    /// Longest wait for one answer, body included.
     pub time: Duration,
 }
 
@@ -23,8 +23,8 @@ impl Default for Limits {
     }
 }
 
-/// Why a document could not be had. Every variant is retryable except [`Error::TooLarge`] and
-/// [`Error::Json`], which last until the cluster's document changes.
+/// Why an answer could not be had. Every variant is retryable except [`Error::TooLarge`] and
+/// [`Error::Json`], which last until the cluster's answer changes.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The cluster is not connected now (no client).
@@ -39,8 +39,8 @@ pub enum Error {
     /// The cluster answered with an error status (its body is not read).
     #[error("the cluster answered HTTP {0}")]
     Status(u16),
-    /// The document is larger than [`Limits::bytes`].
-    #[error("the document is larger than {0} bytes")]
+    /// The answer is larger than [`Limits::bytes`].
+    #[error("the answer is larger than {0} bytes")]
     TooLarge(usize),
     /// No whole answer within [`Limits::time`].
     #[error("no answer within {0}s")]
@@ -49,19 +49,19 @@ pub enum Error {
     #[error("the answer broke off")]
     Body(#[source] axum::Error),
     /// The answer is not the JSON expected.
-    #[error("the document is not the JSON expected")]
+    #[error("the answer is not the JSON expected")]
     Json(#[source] serde_json::Error),
 }
 
 /// Result of this module.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A document as read.
+/// An answer as read.
 #[derive(Debug)]
 pub enum Fetched {
-    /// The document, and its `ETag` without quotes (kube-apiserver's hash of it).
+    /// The answer, and its `ETag` without quotes (kube-apiserver's hash of an OpenAPI document).
     Document { body: Bytes, etag: Option<String> },
-    /// `304`: the document is still the one of `If-None-Match`.
+    /// `304`: the answer is still the one of `If-None-Match`.
     NotModified,
 }
 
@@ -112,7 +112,7 @@ pub async fn get(client: &kube::Client, path: &str, etag: Option<&str>, limits: 
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::http::kube::openapi::testing::client;
+    use crate::http::kube::fake_member::client;
 
     #[tokio::test]
     async fn a_document_larger_than_the_limit_is_refused_and_an_error_body_is_never_read() {
