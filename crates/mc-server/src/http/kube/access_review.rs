@@ -19,8 +19,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use k8s_openapi::api::authorization::v1::{SelfSubjectAccessReview, SubjectAccessReviewStatus};
 
-use super::discovery::in_scope;
 use super::protobuf;
+use super::scope::in_scope;
 use crate::authz::Request;
 use crate::http::AppState;
 use crate::http::can_i::{Question, READ_VERBS, Subject, answer};

@@ -16,6 +16,7 @@ use mc_types::ResourceInfo;
 use serde_json::{Value, json};
 
 use super::negotiate::{self, Representation, negotiate};
+use super::scope::in_scope;
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::{AppState, params};
 use crate::identity::Caller;
@@ -103,17 +104,6 @@ pub async fn api_groups(
         })
         .collect();
     Ok(Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})).into_response())
-}
-
-/// Checks the cluster of a path under `/clusters/{cluster}/`: a valid name (400) of a known
-/// cluster (404).
-pub fn in_scope(state: &AppState, path: Option<&HashMap<String, String>>) -> KubeResult<()> {
-    let Some(cluster) = path.and_then(|p| p.get("cluster")) else { return Ok(()) };
-    params::cluster(cluster)?;
-    if state.registry.get(cluster).is_none() {
-        return Err(KubeError::not_found(format!("cluster \"{}\" not found", params::shown(cluster))));
-    }
-    Ok(())
 }
 
 /// The versions of a group, preferred first (Kubernetes' order: GA, then beta, then alpha,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::http::{Request, Response, header};
 
-use super::openapi::hex;
+use super::digest::hex;
 
 /// An answer: `(status, body)`; none is a 404.
 pub type Answer = Option<(u16, Vec<u8>)>;

@@ -10,6 +10,7 @@
 
 mod access_review;
 mod annotate;
+mod digest;
 mod discovery;
 #[cfg(test)]
 pub(crate) mod fake_member;
@@ -22,6 +23,7 @@ mod objects;
 pub mod openapi;
 mod protobuf;
 pub mod rows;
+mod scope;
 mod subresources;
 mod table;
 #[cfg(test)]

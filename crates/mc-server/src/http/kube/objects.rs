@@ -36,7 +36,7 @@ impl Target {
     /// Reads the path parameters of any of the routes, checks the names they hold and finds the
     /// type among the synced ones.
     fn resolve(state: &AppState, p: &HashMap<String, String>) -> KubeResult<Self> {
-        super::discovery::in_scope(state, Some(p))?;
+        super::scope::in_scope(state, Some(p))?;
         if let Some(group) = p.get("group") {
             params::group(group)?;
         }

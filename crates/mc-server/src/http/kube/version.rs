@@ -22,7 +22,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use k8s_openapi::apimachinery::pkg::version::Info;
 
-use super::discovery::in_scope;
+use super::scope::in_scope;
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::warnings::add_warnings;
 use crate::http::{ApiError, AppState};

@@ -60,7 +60,7 @@ pub async fn get(
     Path(path): Path<HashMap<String, String>>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> KubeResult<Response> {
-    super::discovery::in_scope(&state, Some(&path))?;
+    super::scope::in_scope(&state, Some(&path))?;
     if path.get("version").map(String::as_str) != Some("v1") {
         return Err(KubeError::no_such_resource());
     }

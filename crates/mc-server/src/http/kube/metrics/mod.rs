@@ -120,7 +120,7 @@ impl Target {
     /// The path's version, type, namespace and name, checked: names are DNS-1123 subdomains
     /// (pods and nodes are named so), so the member's path needs no escaping.
     fn resolve(state: &AppState, p: &HashMap<String, String>) -> KubeResult<Self> {
-        super::discovery::in_scope(state, Some(p))?;
+        super::scope::in_scope(state, Some(p))?;
         let kind = p.get("resource").and_then(|r| Kind::of(r)).ok_or_else(KubeError::no_such_resource)?;
         if p.get("version").map(String::as_str) != Some(METRICS_VERSION) {
             return Err(KubeError::no_such_resource());

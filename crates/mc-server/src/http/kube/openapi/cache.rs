@@ -231,7 +231,7 @@ impl Documents {
             Ok(Fetched::NotModified) => docs.v2.as_ref().map(|t| t.value.clone()),
             Ok(Fetched::Document { body, etag }) => match serde_json::from_slice(&body) {
                 Ok(doc) => {
-                    let etag = etag.unwrap_or_else(|| super::index::hex(&String::from_utf8_lossy(&body)));
+                    let etag = etag.unwrap_or_else(|| super::hex(&String::from_utf8_lossy(&body)));
                     Some(Arc::new(V2 { covers: covers_v2(&doc), body, etag }))
                 }
                 Err(e) => return old(cluster, docs.v2.as_ref(), fetch::Error::Json(e)),

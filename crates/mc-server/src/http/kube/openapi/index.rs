@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::super::digest::hex;
+
 /// What a path of the index names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DocPath {
@@ -172,15 +174,6 @@ pub fn hash(parts: &[Part]) -> String {
             hex(&text)
         }
     }
-}
-
-/// SHA-512 of `text` in upper-case hex, as kube-apiserver writes its hashes.
-pub fn hex(text: &str) -> String {
-    ring::digest::digest(&ring::digest::SHA512, text.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02X}"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use super::digest::hex;
 pub use super::fetch::Limits;
 use axum::Extension;
 use axum::body::{Body, Bytes};
@@ -40,16 +41,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 pub use cache::{Documents, Timing};
-#[cfg(test)]
-pub(crate) use index::hex;
 use serde::Deserialize;
 use tokio::sync::broadcast;
 
 use self::access::Visible;
 use self::index::{GroupVersion, Index, Part, Source};
 use self::merge::Version;
-use super::discovery::in_scope;
 use super::negotiate::{self, negotiate};
+use super::scope::in_scope;
 use crate::clusters::Cluster;
 use crate::http::AppState;
 use crate::http::status::{KubeError, KubeResult};
@@ -270,7 +269,7 @@ pub async fn v2(
         return Ok(answer(parts[0].1.body.clone(), Some(&etag), false, warnings));
     }
     let key: String = parts.iter().map(|(c, d)| format!("{c}={};", d.etag)).collect();
-    let etag = index::hex(&format!("v2 {key} {}", visible.key()));
+    let etag = hex(&format!("v2 {key} {}", visible.key()));
     if let Some(early) = not_modified(&headers, &etag) {
         return Ok(early);
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::index::hex;
+use super::hex;
 pub use crate::http::kube::fake_member::client;
 
 /// A cluster's documents: v3 by path, and v2, which [`Cluster::client`] serves; `reads` counts

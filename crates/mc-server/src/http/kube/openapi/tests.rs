@@ -9,7 +9,7 @@ use axum::http::{Method, StatusCode, header};
 use mc_types::ResourceInfo;
 use serde_json::json;
 
-use super::index::hex;
+use super::hex;
 use super::testing::{Cluster as Fake, client};
 use crate::authz::User;
 use crate::http::testing::{ALICE, Setup, TestApi, rbac, types};
