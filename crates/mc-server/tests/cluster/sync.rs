@@ -869,7 +869,9 @@ async fn a_type_marked_unwatched_while_its_api_server_restarts_is_unmarked_by_th
         (c["status"] == "Synced" && c.get("unlistedTypes").is_none()).then_some(())
     })
     .await;
-    eventually("no type marked unwatched once they are listed", Duration::from_secs(5), || async {
+    // A type whose watch failed while the server was away lists again at its watcher's next
+    // retry, which backs off to at most 30 s (jittered): the longer the outage, the later.
+    eventually("no type marked unwatched once they are listed", Duration::from_secs(40), || async {
         let c = this_cluster().await?;
         c.get("unwatchedTypes").is_none().then_some(())
     })
