@@ -55,11 +55,23 @@ async fn kubectl_explain_reads_the_masters_schemas_and_a_crd_only_a_member_has()
     assert_eq!(through, direct);
     assert!(through.contains("FIELD: replicas <integer>"), "{through}");
 
-    // The member's CRD, once mc-server's discovery has its type (kubectl keeps discovery).
-    eventually("the member's CRD discovered", Duration::from_secs(60), || async {
+    // The member's CRD, once mc-server's discovery has its type (kubectl keeps discovery) and
+    // its OpenAPI index names the group-version: the documents are read again a few seconds
+    // after a CRD appears, as kube-apiserver's own lag behind a new CRD.
+    eventually("the member's CRD discovered and described", Duration::from_secs(60), || async {
         let resp =
             https.get(format!("{url}/apis/explain.example.com/v1")).bearer_auth(TEST_TOKEN).send().await;
-        resp.ok()?.status().is_success().then_some(())
+        resp.ok()?.status().is_success().then_some(())?;
+        let index: Value = https
+            .get(format!("{url}/openapi/v3"))
+            .bearer_auth(TEST_TOKEN)
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        index["paths"].get("apis/explain.example.com/v1").map(|_| ())
     })
     .await;
     let explained = stdout(kubectl(&all, &["explain", "gizmos.spec.sprockets"]), "explain the member's CRD");
