@@ -162,8 +162,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         crate::access::AccessControl::new(store.clone(), settings.authorization, sync.history.clone())
             .with_registry(registry.clone()),
     );
-    let openapi = Arc::new(crate::http::kube::openapi::Documents::default());
-    tokio::spawn(crate::http::kube::openapi::follow(openapi.clone(), sync.notices.subscribe()));
+    let openapi = Arc::new(crate::http::kube::openapi::Documents::default().following(sync.history.clone()));
     let state = AppState {
         registry: registry.clone(),
         store,

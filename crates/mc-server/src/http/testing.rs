@@ -389,6 +389,7 @@ impl TestApi {
             crate::access::AccessControl::new(store.clone(), setup.authorization, sync.history.clone())
                 .with_registry(registry.clone()),
         );
+        let openapi = Arc::new(super::kube::openapi::Documents::default().following(sync.history.clone()));
         let state = AppState {
             registry,
             store,
@@ -401,7 +402,7 @@ impl TestApi {
             reviewer: Arc::default(),
             oidc: None,
             access,
-            openapi: Arc::default(),
+            openapi,
         };
         TestApi { state, _writer: task }
     }

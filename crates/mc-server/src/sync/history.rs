@@ -24,6 +24,9 @@ pub struct History {
     /// How many changes of `rbac.authorization.k8s.io` objects each cluster has had: who keeps
     /// a cluster's authorizer compares it (see `crate::access`).
     rbac: Mutex<std::collections::HashMap<String, u64>>,
+    /// How many changes of CRDs and APIServices each cluster has had: who keeps a cluster's
+    /// OpenAPI documents compares it (see `crate::http::kube::openapi`).
+    apis: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 #[derive(Debug, Default)]
@@ -48,7 +51,7 @@ impl Default for History {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or_default();
-        History { epoch, ring: Mutex::new(Ring::default()), rbac: Mutex::default() }
+        History { epoch, ring: Mutex::new(Ring::default()), rbac: Mutex::default(), apis: Mutex::default() }
     }
 }
 
@@ -67,6 +70,18 @@ impl History {
     /// How many RBAC changes `cluster` has had (see [`History::rbac_changed`]).
     pub fn rbac_version(&self, cluster: &str) -> u64 {
         self.rbac.lock().unwrap_or_else(|e| e.into_inner()).get(cluster).copied().unwrap_or_default()
+    }
+
+    /// Counts a written change of one of `cluster`'s CRDs or APIServices: the types it serves
+    /// may have changed.
+    pub fn apis_changed(&self, cluster: &str) {
+        let mut apis = self.apis.lock().unwrap_or_else(|e| e.into_inner());
+        *apis.entry(cluster.to_string()).or_default() += 1;
+    }
+
+    /// How many CRD and APIService changes `cluster` has had (see [`History::apis_changed`]).
+    pub fn apis_version(&self, cluster: &str) -> u64 {
+        self.apis.lock().unwrap_or_else(|e| e.into_inner()).get(cluster).copied().unwrap_or_default()
     }
 
     /// Numbers one written change and hands it to the watch streams (`notices`) and, when

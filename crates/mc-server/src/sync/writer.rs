@@ -455,6 +455,13 @@ fn publish(w: &Writer, cluster: &str, changes: Vec<Change>) {
         if gvr.group == crate::authz::RBAC_GROUP {
             w.history.rbac_changed(cluster);
         }
+        let api = (gvr.group.as_str(), gvr.resource.as_str());
+        if matches!(
+            api,
+            ("apiextensions.k8s.io", "customresourcedefinitions") | ("apiregistration.k8s.io", "apiservices")
+        ) {
+            w.history.apis_changed(cluster);
+        }
         w.history.publish(&w.notices, |seq| notice(seq, cluster, c));
     }
 }

@@ -5,7 +5,7 @@
 //! was read before, said in a `Warning`; with nothing read before, the answer is an error.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,7 @@ use axum::body::Bytes;
 use super::index::{GroupVersion, Index};
 use crate::clusters::Cluster;
 use crate::http::kube::fetch::{self, Fetched, Limits};
+use crate::sync::history::History;
 
 /// When documents are read again.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +72,8 @@ pub struct Documents {
     limits: Limits,
     timing: Timing,
     clusters: Mutex<HashMap<String, Arc<Held>>>,
+    /// Counts each cluster's CRD and APIService changes as the writer writes them.
+    history: Arc<History>,
     /// Answers made of several documents (merged, or with hidden parts removed), by a key that
     /// names their parts; at most [`MAX_MADE`], all dropped when full.
     made: Mutex<HashMap<String, Bytes>>,
@@ -82,6 +85,8 @@ const MAX_MADE: usize = 32;
 struct Held {
     /// The cluster object read (a cluster joined again under the same name starts afresh).
     created: Instant,
+    /// The cluster's CRD and APIService changes seen (see [`History::apis_version`]).
+    apis_seen: AtomicU64,
     /// Its CRDs changed since its index was read (or a document's hash differs from the index's).
     index_changed: AtomicBool,
     /// Its CRDs changed since its v2 document was read.
@@ -108,17 +113,16 @@ impl Documents {
         Documents { limits, timing, ..Default::default() }
     }
 
+    /// Reads a cluster's documents again once `history` counts a change of its CRDs or
+    /// APIServices.
+    pub fn following(mut self, history: Arc<History>) -> Self {
+        self.history = history;
+        self
+    }
+
     /// The cluster's CRDs changed: its documents are read again when next asked for.
     pub fn invalidate(&self, cluster: &str) {
         if let Some(held) = self.lock().get(cluster) {
-            held.index_changed.store(true, Ordering::Release);
-            held.v2_changed.store(true, Ordering::Release);
-        }
-    }
-
-    /// Every cluster's documents are read again when next asked for (changes were missed).
-    pub fn invalidate_all(&self) {
-        for held in self.lock().values() {
             held.index_changed.store(true, Ordering::Release);
             held.v2_changed.store(true, Ordering::Release);
         }
@@ -138,6 +142,7 @@ impl Documents {
         let fresh = || {
             Arc::new(Held {
                 created: cluster.created(),
+                apis_seen: AtomicU64::new(self.history.apis_version(cluster.name())),
                 index_changed: AtomicBool::new(false),
                 v2_changed: AtomicBool::new(false),
                 docs: Default::default(),
@@ -146,6 +151,12 @@ impl Documents {
         let held = clusters.entry(cluster.name().to_string()).or_insert_with(fresh);
         if held.created != cluster.created() {
             *held = fresh();
+        }
+        // A CRD or APIService written since: every document of the cluster is read again.
+        let apis = self.history.apis_version(cluster.name());
+        if held.apis_seen.swap(apis, Ordering::AcqRel) != apis {
+            held.index_changed.store(true, Ordering::Release);
+            held.v2_changed.store(true, Ordering::Release);
         }
         held.clone()
     }

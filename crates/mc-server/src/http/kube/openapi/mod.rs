@@ -42,7 +42,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 pub use cache::{Documents, Timing};
 use serde::Deserialize;
-use tokio::sync::broadcast;
 
 use self::access::Visible;
 use self::index::{GroupVersion, Index, Part, Source};
@@ -54,7 +53,6 @@ use crate::http::AppState;
 use crate::http::status::{KubeError, KubeResult};
 use crate::http::warnings::add_warnings;
 use crate::identity::Caller;
-use crate::sync::notice::Notice;
 
 impl From<cache::Unavailable> for KubeError {
     fn from(e: cache::Unavailable) -> Self {
@@ -344,25 +342,4 @@ fn redirect(location: &str) -> Response {
     }
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
     resp
-}
-
-/// Reads the changes the sync writes, and has a cluster's documents read again when one of its
-/// CRDs or APIServices changed (all of them when changes were missed). Ends with the writer.
-pub async fn follow(documents: Arc<Documents>, mut notices: broadcast::Receiver<Arc<Notice>>) {
-    loop {
-        match notices.recv().await {
-            Ok(n) => {
-                let api = (n.gvr.group.as_str(), n.gvr.resource.as_str());
-                if matches!(
-                    api,
-                    ("apiextensions.k8s.io", "customresourcedefinitions")
-                        | ("apiregistration.k8s.io", "apiservices")
-                ) {
-                    documents.invalidate(&n.cluster);
-                }
-            }
-            Err(broadcast::error::RecvError::Lagged(_)) => documents.invalidate_all(),
-            Err(broadcast::error::RecvError::Closed) => return,
-        }
-    }
 }
