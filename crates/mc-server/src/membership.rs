@@ -127,7 +127,7 @@ impl Membership {
     }
 
     fn master_client(&self) -> Result<Client> {
-        let master = self.registry.all().into_iter().find(|c| c.spec.is_master);
+        let master = self.registry.master();
         master
             .and_then(|m| m.client())
             .ok_or_else(|| Error::MasterUnavailable("the master cluster is not ready".into()))

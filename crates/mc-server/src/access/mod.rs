@@ -154,7 +154,7 @@ impl AccessControl {
     /// For hub grants: the master's name, and `cluster` as its bindings select it.
     fn hub_target(&self, cluster: &str) -> Option<(String, Target)> {
         let registry = self.registry.as_ref()?;
-        let master = registry.all().into_iter().find(|c| c.spec.is_master)?;
+        let master = registry.master()?;
         let target = registry.get(cluster)?;
         let selected = Target { is_master: target.spec.is_master, labels: target.spec.labels.clone() };
         Some((master.spec.name.clone(), selected))

@@ -481,6 +481,11 @@ impl Registry {
         self.clusters.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()
     }
 
+    /// The master cluster (the one flagged `isMaster`), if one is registered.
+    pub fn master(&self) -> Option<Arc<Cluster>> {
+        self.clusters.read().unwrap_or_else(|e| e.into_inner()).values().find(|c| c.spec.is_master).cloned()
+    }
+
     /// Names of every cluster.
     pub fn names(&self) -> Vec<String> {
         self.clusters.read().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()

@@ -161,7 +161,7 @@ async fn placed_clusters(mcr: &MultiClusterResource, ctx: &Context) -> Result<Ve
     }
     if placement.clusters.is_empty()
         && placement.cluster_selector.is_none()
-        && let Some(master) = ctx.registry.all().into_iter().find(|c| c.spec.is_master)
+        && let Some(master) = ctx.registry.master()
     {
         names.push(master.name().to_string());
     }

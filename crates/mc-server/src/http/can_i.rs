@@ -190,8 +190,7 @@ async fn subject(
     match (user, caller.grant) {
         (Some(user), _) => {
             let asked = Impersonation { user, groups, uid: None, extra: Vec::new() };
-            let master =
-                state.registry.all().into_iter().find(|c| c.spec.is_master).map(|c| c.spec.name.clone());
+            let master = state.registry.master().map(|c| c.spec.name.clone());
             match state.access.impersonate(caller, &asked, master.as_deref()).await {
                 Ok(acting) => Ok(Subject::User(acting.user)),
                 Err(Refused::Store(e)) => Err(ApiError::unavailable(format!("{e}; try again"))),

@@ -224,7 +224,7 @@ async fn identify(state: &AppState, token: &str, digest: [u8; 32]) -> Result<Opt
             Err(_) => Err(ApiError::unavailable("the OIDC issuer's keys cannot be fetched now; try again")),
         };
     }
-    let master = state.registry.all().into_iter().find(|c| c.spec.is_master).and_then(|c| c.client());
+    let master = state.registry.master().and_then(|c| c.client());
     match state.reviewer.review(master, token, digest).await {
         Ok(Reviewed::User(user)) => Ok(Some(user)),
         Ok(Reviewed::Rejected) | Err(crate::identity::ReviewError::NoMaster) => Ok(None),
@@ -238,8 +238,7 @@ async fn run_as(state: &AppState, caller: Caller, mut req: Request, next: Next) 
     let caller = match Impersonation::from_headers(req.headers()) {
         Ok(None) => caller,
         Ok(Some(asked)) => {
-            let master =
-                state.registry.all().into_iter().find(|c| c.spec.is_master).map(|c| c.spec.name.clone());
+            let master = state.registry.master().map(|c| c.spec.name.clone());
             match state.access.impersonate(&caller, &asked, master.as_deref()).await {
                 Ok(acting) => acting,
                 Err(refused) => {
