@@ -1,13 +1,12 @@
 //! Per-caller access end to end: a ServiceAccount of the master cluster reads, through
 //! mc-server and with plain kubectl, what each member cluster's own RBAC lets its user read.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::Value;
 
-use crate::kube_api::{kubectl, start_https};
+use crate::kube_api::{kubeconfig_with_token, kubectl, start_https};
 use crate::server::TEST_TOKEN;
 use crate::testenv::{TestEnv, eventually};
 
@@ -15,19 +14,6 @@ use crate::testenv::{TestEnv, eventually};
 const SA: &str = "mc-access-alice";
 /// Its user name, as a TokenReview and every member's RBAC name it.
 const USER: &str = "system:serviceaccount:default:mc-access-alice";
-
-/// A kubeconfig at mc-server that sends `token`.
-fn kubeconfig_with(env: &TestEnv, url: &str, ca: &Path, name: &str, token: &str) -> PathBuf {
-    let file = env.dir.join(format!("mc-kubeconfig-{name}"));
-    let text = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: mc\ncontexts:\n- name: mc\n  context: {{cluster: mc, user: u}}\n\
-         clusters:\n- name: mc\n  cluster: {{server: \"{url}\", certificate-authority: \"{}\"}}\n\
-         users:\n- name: u\n  user: {{token: \"{token}\"}}\n",
-        ca.display()
-    );
-    std::fs::write(&file, text).unwrap();
-    file
-}
 
 fn apply(env: &TestEnv, cluster: usize, yaml: &str) {
     let file = env.dir.join(format!("access-{cluster}-{}.yaml", yaml.len()));
@@ -95,7 +81,7 @@ async fn a_service_account_reads_through_mc_server_what_each_clusters_rbac_allow
     })
     .await;
 
-    let alice = kubeconfig_with(&env, &url, &ca, "alice", &token);
+    let alice = kubeconfig_with_token(&env, &url, &ca, "alice", &token);
     let pods = rows(&kubectl(&alice, &["get", "pods", "-A", "--no-headers"]));
     assert_eq!(pods, [("pod-a".to_string(), c0.clone()), ("pod-b".to_string(), c1.clone())]);
     // Secrets are in no role of hers: nothing is shown, and the Warning says why.
@@ -108,7 +94,7 @@ async fn a_service_account_reads_through_mc_server_what_each_clusters_rbac_allow
     let err = String::from_utf8_lossy(&forbidden.stderr);
     assert!(!forbidden.status.success() && err.contains("Forbidden") && err.contains(USER), "{err}");
     // The admin token still reads all four pods.
-    let admin = kubeconfig_with(&env, &url, &ca, "admin", TEST_TOKEN);
+    let admin = kubeconfig_with_token(&env, &url, &ca, "admin", TEST_TOKEN);
     assert!(rows(&kubectl(&admin, &["get", "pods", "-A", "--no-headers"])).len() >= 4);
     // The admin acting as alice (kubectl --as) sees what she sees; she may not act as anyone.
     let as_alice = rows(&kubectl(&admin, &["get", "pods", "-A", "--no-headers", "--as", USER]));

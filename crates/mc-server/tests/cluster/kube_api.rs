@@ -14,11 +14,22 @@ use crate::testenv::{TestEnv, kubectl_path};
 
 /// A kubeconfig whose only context points at mc-server (or one of its `/clusters/NAME` paths).
 pub(crate) fn kubeconfig(env: &TestEnv, url: &str, ca: &std::path::Path, name: &str, path: &str) -> PathBuf {
+    kubeconfig_with_token(env, &format!("{url}{path}"), ca, name, TEST_TOKEN)
+}
+
+/// A kubeconfig whose only context points at `server` (mc-server) and sends `token`.
+pub(crate) fn kubeconfig_with_token(
+    env: &TestEnv,
+    server: &str,
+    ca: &std::path::Path,
+    name: &str,
+    token: &str,
+) -> PathBuf {
     let file = env.dir.join(format!("mc-kubeconfig-{name}"));
     let text = format!(
         "apiVersion: v1\nkind: Config\ncurrent-context: mc\ncontexts:\n- name: mc\n  context: {{cluster: mc, user: mc}}\n\
-         clusters:\n- name: mc\n  cluster: {{server: \"{url}{path}\", certificate-authority: \"{}\"}}\n\
-         users:\n- name: mc\n  user: {{token: {TEST_TOKEN}}}\n",
+         clusters:\n- name: mc\n  cluster: {{server: \"{server}\", certificate-authority: \"{}\"}}\n\
+         users:\n- name: mc\n  user: {{token: \"{token}\"}}\n",
         ca.display()
     );
     std::fs::write(&file, text).unwrap();

@@ -5,13 +5,13 @@
 //! member's.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 
-use crate::kube_api::{kubeconfig, kubectl, start_https};
+use crate::kube_api::{kubeconfig, kubeconfig_with_token, kubectl, start_https};
 use crate::server::McServer;
 use crate::testenv::{TestEnv, eventually, kubectl_path};
 
@@ -98,19 +98,6 @@ fn xxhash(text: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);
     h.finish()
-}
-
-/// A kubeconfig at mc-server that sends `token`.
-fn kubeconfig_as(env: &TestEnv, url: &str, ca: &Path, name: &str, token: &str) -> PathBuf {
-    let file = env.dir.join(format!("mc-kubeconfig-{name}"));
-    let text = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: mc\ncontexts:\n- name: mc\n  context: {{cluster: mc, user: u}}\n\
-         clusters:\n- name: mc\n  cluster: {{server: \"{url}\", certificate-authority: \"{}\"}}\n\
-         users:\n- name: u\n  user: {{token: \"{token}\"}}\n",
-        ca.display()
-    );
-    std::fs::write(&file, text).unwrap();
-    file
 }
 
 /// Waits until mc-server has synced the pod.
@@ -273,7 +260,7 @@ async fn an_identity_without_pods_log_rights_gets_403() {
     );
     let (server, url, ca, _) = start_https(&env, "logs-rights").await;
     synced(&server, ns, &pod).await;
-    let reader = kubeconfig_as(&env, &url, &ca, "logs-reader", token.trim());
+    let reader = kubeconfig_with_token(&env, &url, &ca, "logs-reader", token.trim());
     let out = eventually("the binding synced", Duration::from_secs(30), || async {
         let out = kubectl(&reader, &["logs", &pod, "-n", ns, "-c", "app"]);
         let err = String::from_utf8_lossy(&out.stderr).to_string();
