@@ -32,7 +32,7 @@ mkdir -p "$DEMO_DIR/bin"
 step "1/7 Debian packages"
 apt_install openssl curl ca-certificates
 
-step "2/7 Kubernetes binaries from source (cold: about 14 minutes on 2 cores; later runs: seconds)"
+step "2/7 Kubernetes binaries and k9s from source (cold: about 22 minutes on 2 cores; later runs: seconds)"
 scripts/testenv build 2>&1 | grep --line-buffered -E '^\[testenv\]' || fail "building the Kubernetes binaries failed"
 BIN=$(scripts/testenv bin)
 ln -sf "$BIN/kubectl" "$DEMO_DIR/bin/kubectl"
