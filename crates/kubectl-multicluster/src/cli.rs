@@ -106,6 +106,32 @@ pub enum Command {
     ///   kubectl multicluster top nodes -c tencent1
     #[command(verbatim_doc_comment)]
     Top(TopArgs),
+    /// Print the changes of an object, oldest first, in every cluster that has it
+    ///
+    /// REVISION, TIME, CHANGE (ADDED, MODIFIED, DELETED) and the fields each change touched, as
+    /// JSON paths; a change found by listing after mc-server was not watching says since when.
+    /// Revisions are kept by mc-server (history.maxAge, 7 days by default).
+    ///
+    ///   kubectl multicluster history deploy/web -n shop
+    ///   kubectl multicluster history deploy/web -n shop --cluster tencent1 -o yaml
+    #[command(verbatim_doc_comment)]
+    History(HistoryArgs),
+    /// Print two revisions of an object as a unified YAML diff
+    ///
+    /// --revision A..B compares revision A with B, --revision B compares B with the revision of
+    /// the same object before it; without it, the object's last two revisions. Fields the API
+    /// server changes with every write (resourceVersion, generation, managedFields) are left out.
+    ///
+    ///   kubectl multicluster diff deploy/web -n shop --cluster tencent1
+    ///   kubectl multicluster diff deploy/web --revision 1041..1187
+    #[command(verbatim_doc_comment)]
+    Diff(DiffArgs),
+    /// Print the Events of every cluster, kept after their cluster expired them, newest last
+    ///
+    ///   kubectl multicluster events -A --since 24h --type Warning
+    ///   kubectl multicluster events -n shop --for deploy/web
+    #[command(verbatim_doc_comment)]
+    Events(EventsArgs),
     /// Print a kubeconfig for mc-server's read-only Kubernetes API
     ///
     /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
@@ -401,6 +427,18 @@ pub struct ListArgs {
     /// Leave out the header line
     #[arg(long)]
     pub no_headers: bool,
+
+    /// The objects deleted since --since (default 1h), each as it last was, with when it went
+    #[arg(long, conflicts_with_all = ["watch", "at"])]
+    pub deleted: bool,
+
+    /// With --deleted: since this time, RFC 3339 or a duration ago (2h, 30m, 7d)
+    #[arg(long, value_name = "TIME", requires = "deleted")]
+    pub since: Option<String>,
+
+    /// The objects as they stood at this time: RFC 3339 or a duration ago (30m, 2h)
+    #[arg(long, value_name = "TIME", conflicts_with = "watch")]
+    pub at: Option<String>,
 }
 
 impl ListArgs {
@@ -408,6 +446,126 @@ impl ListArgs {
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref().or(self.filters.name_flag.as_deref())
     }
+}
+
+/// Which object a history command is about: `TYPE/NAME` or `TYPE NAME`, and where.
+#[derive(Debug, Args)]
+pub struct ObjectArgs {
+    /// deploy/web, pod/x, apps/v1/deployments/web, or a TYPE followed by NAME
+    #[arg(value_name = "TYPE/NAME")]
+    pub target: String,
+
+    /// The name, when TYPE was given alone
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// In this namespace (default: every namespace)
+    #[arg(short, long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// Only these clusters: a,b (repeatable; default: every cluster)
+    #[arg(
+        long = "clusterName",
+        visible_aliases = ["cluster-name", "cluster"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+}
+
+impl ObjectArgs {
+    /// The type and the name, or why they cannot be told apart.
+    pub fn type_and_name(&self) -> Result<(&str, &str), String> {
+        match (&self.name, self.target.rsplit_once('/')) {
+            (Some(name), _) => Ok((self.target.as_str(), name.as_str())),
+            (None, Some((kind, name))) if !kind.is_empty() && !name.is_empty() => Ok((kind, name)),
+            _ => Err(format!(
+                "expected TYPE/NAME (deploy/web) or TYPE NAME, got {:?}",
+                self.target.chars().take(100).collect::<String>()
+            )),
+        }
+    }
+}
+
+/// `history` arguments.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The object.
+    #[command(flatten)]
+    pub object: ObjectArgs,
+
+    /// The newest N revisions of each cluster's object (default 100, at most 1000)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+
+    /// Output format (default: a table): yaml or json, each revision with its object
+    #[arg(short, long, value_name = "FORMAT", value_parser = ["yaml", "json"])]
+    pub output: Option<String>,
+
+    /// Leave out the header line
+    #[arg(long)]
+    pub no_headers: bool,
+}
+
+/// `diff` arguments.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The object.
+    #[command(flatten)]
+    pub object: ObjectArgs,
+
+    /// A..B (two revisions) or B (B and the revision before it)
+    #[arg(long, value_name = "A..B")]
+    pub revision: Option<String>,
+}
+
+/// `events` arguments.
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// In this namespace (default: every namespace)
+    #[arg(short, long, value_name = "NAMESPACE", conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+
+    /// Every namespace (the default; accepted for kubectl habits)
+    #[arg(short = 'A', long = "all-namespaces")]
+    pub all_namespaces: bool,
+
+    /// Only these clusters: a,b (repeatable; default: every cluster)
+    #[arg(
+        long = "clusterName",
+        visible_aliases = ["cluster-name", "cluster"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+
+    /// Events seen since this time: RFC 3339 or a duration ago (default 1h; 24h, 7d)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only Events about this object: TYPE/NAME (deploy/web, pod/x) or NAME
+    #[arg(long = "for", value_name = "TYPE/NAME")]
+    pub for_object: Option<String>,
+
+    /// Only Events with this reason (BackOff, FailedScheduling, …)
+    #[arg(long, value_name = "REASON")]
+    pub reason: Option<String>,
+
+    /// Only Events of this type: Normal or Warning
+    #[arg(long = "type", value_name = "TYPE")]
+    pub event_type: Option<String>,
+
+    /// The newest N Events (default: every one, at most 50,000)
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u32>,
+
+    /// Output format (default: a table): yaml or json
+    #[arg(short, long, value_name = "FORMAT", value_parser = ["yaml", "json"])]
+    pub output: Option<String>,
+
+    /// Leave out the header line
+    #[arg(long)]
+    pub no_headers: bool,
 }
 
 /// `describe` arguments.
@@ -684,6 +842,9 @@ const VERBS: &[&str] = &[
     "auth",
     "logs",
     "top",
+    "history",
+    "diff",
+    "events",
     "kubeconfig",
     "config",
     "completion",

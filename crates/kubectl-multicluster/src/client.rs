@@ -390,6 +390,12 @@ impl Client {
         self.decode(resp).await
     }
 
+    /// `GET` of a path of the `/v1` API as JSON of type `T`; its `Warning`s are said on stderr.
+    pub async fn get_json<T: DeserializeOwned>(&self, path: &str, query: &[(&str, String)]) -> Result<T> {
+        let resp = self.send(self.request(Method::GET, path).query(query)).await?;
+        self.decode(resp).await
+    }
+
     fn request(&self, method: Method, path: &str) -> RequestBuilder {
         let req = self.http.request(method, format!("{}{path}", self.target.url));
         match &self.target.token {

@@ -5,10 +5,13 @@
 
 pub mod age;
 pub mod api;
+pub mod changed_fields;
 pub mod config;
 pub mod crd;
 pub mod gvr;
+pub mod history;
 pub mod jsonpath;
+pub mod moment;
 pub mod printer_columns;
 pub mod printers;
 pub mod selector;

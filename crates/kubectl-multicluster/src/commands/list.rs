@@ -25,6 +25,9 @@ pub async fn run(
     if args.resource == "clusters" {
         return super::clusters::run(client, &args, out).await;
     }
+    if args.deleted || args.at.is_some() {
+        return super::past::run(client, args, out).await;
+    }
     let printing = Printing::new(&args)?;
     let query = query(&args);
     if args.watch {

@@ -9,11 +9,15 @@ pub mod completion;
 pub mod config;
 pub mod delete;
 pub mod describe;
+pub mod diff;
+pub mod events;
+pub mod history;
 pub mod join;
 pub mod kubeconfig;
 pub mod list;
 pub mod list_table;
 pub mod logs;
+pub mod past;
 pub mod printing;
 pub mod table_spec;
 pub mod top;
@@ -60,6 +64,9 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Auth(args) => auth::run(&client().await?, args, out).await,
         Command::Logs(args) => logs::run(&client().await?, args, out).await,
         Command::Top(args) => top::run(&client().await?, args, out).await,
+        Command::History(args) => history::run(&client().await?, args, out).await,
+        Command::Diff(args) => diff::run(&client().await?, args, out).await,
+        Command::Events(args) => events::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),

@@ -11,6 +11,7 @@ pub mod can_i;
 pub mod clusters;
 pub mod error;
 pub mod health;
+mod history;
 pub mod join;
 pub mod kube;
 pub mod list;
@@ -88,6 +89,7 @@ pub fn router(state: AppState) -> Router {
         .merge(list::router())
         .merge(clusters::router())
         .merge(can_i::router())
+        .merge(history::router())
         .merge(kube::router())
         .merge(admin)
         .merge(health::router())
@@ -125,7 +127,7 @@ pub async fn query_digests(
 }
 
 /// `work` once it has one of `turns`, all of it (wait included) within `limit`, else 503.
-async fn bounded<T>(
+pub(crate) async fn bounded<T>(
     turns: &tokio::sync::Semaphore,
     limit: std::time::Duration,
     work: impl std::future::Future<Output = ApiResult<T>>,

@@ -77,6 +77,60 @@ fn errors() -> Value {
     })
 }
 
+/// `responses` with the errors every authenticated operation can answer.
+fn with_errors(mut responses: Value) -> Value {
+    if let (Some(r), Some(e)) = (responses.as_object_mut(), errors().as_object()) {
+        for (k, v) in e {
+            r.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    responses
+}
+
+/// The history API's paths: one object's revisions, a type in the past, Events.
+fn history_paths(security: &Value) -> Value {
+    let text = |max: u32| json!({"type": "string", "maxLength": max});
+    let gvr = json!({"name": "gvr", "in": "query", "required": true,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
+        "description": "Resource type, in any form /v1/list takes (v1/pods, apps/v1/deployments, pods, deploy)."});
+    let moment = |name: &str, required: bool, what: &str| {
+        json!({"name": name, "in": "query", "required": required,
+        "description": format!("{what}: an RFC 3339 time (2026-11-28T10:00:00Z) or a duration ago (30m, 2h, 7d)."),
+        "schema": {"type": "string", "minLength": 1, "maxLength": 64}})
+    };
+    let cluster = param("cluster", "Only this cluster.", text(63));
+    let namespace = param("namespace", "Only this namespace.", text(63));
+    let name = param("name", "Only objects with this name.", text(253));
+    let labels =
+        param("labelSelector", "Only objects whose labels (in the state answered) match.", text(4096));
+    let limit = param(
+        "limit",
+        "At most this many (history: the newest; default 100, at most 1000).",
+        json!({"type": "integer", "minimum": 1}),
+    );
+    let past = json!({"type": "array", "items": {"$ref": "#/components/schemas/PastObject"}});
+    json!({
+        "/v1/history": {"get": {"security": security, "summary": "The revisions of the objects with a name (every cluster, or one), oldest first: when, what change, which fields changed; needs get on the type",
+            "parameters": [gvr, cluster, namespace,
+                {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 253}, "description": "The object's name."},
+                limit, param("objects", "With each revision's object.", json!({"type": "boolean", "default": false})),
+                param("revisions", "Only these revisions (12,15), with their objects.", text(1024))],
+            "responses": with_errors(json!({"200": ok("revisions", json!({"type": "array", "items": {"$ref": "#/components/schemas/Revision"}}))}))}},
+        "/v1/history/deleted": {"get": {"security": security, "summary": "Objects of a type deleted since a time (default an hour ago), each in its last state, the latest deletion last",
+            "parameters": [gvr, cluster, namespace, name, labels, moment("since", false, "Deleted since"), limit],
+            "responses": with_errors(json!({"200": ok("deleted objects", past)}))}},
+        "/v1/history/at": {"get": {"security": security, "summary": "The objects of a type as they stood at a time, in the order of lists",
+            "parameters": [gvr, cluster, namespace, name, labels, moment("at", true, "The time"), limit],
+            "responses": with_errors(json!({"200": ok("objects as they stood", past)}))}},
+        "/v1/events": {"get": {"security": security, "summary": "Events of every cluster since a time (default an hour ago), kept after their cluster expired them, newest last",
+            "parameters": [cluster, namespace, moment("since", false, "Events seen since"),
+                param("for", "Only Events about this object: TYPE/NAME (deploy/web) or NAME.", text(320)),
+                param("reason", "Only Events with this reason.", text(128)),
+                param("type", "Only Events of this type: Normal or Warning.", text(32)), limit],
+            "responses": with_errors(json!({"200": ok("Events", past)}))}}
+    })
+}
+
 /// An error of the Kubernetes API: a `Status` object.
 fn status_error(description: &str) -> Value {
     json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}})
@@ -92,18 +146,10 @@ fn ok(description: &str, schema: Value) -> Value {
 pub fn document(anonymous_read: bool) -> Value {
     // With anonymous reads, a GET needs no token (an empty requirement), or a bearer token.
     let read_security = if anonymous_read { json!([{}, {"bearer": []}]) } else { json!([{"bearer": []}]) };
-    let with_errors = |mut responses: Value| {
-        if let (Some(r), Some(e)) = (responses.as_object_mut(), errors().as_object()) {
-            for (k, v) in e {
-                r.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-        }
-        responses
-    };
     let continue_header = json!({"X-Continue": {"description": "Token for the next page, when there is one.", "schema": {"type": "string"}}});
     let status =
         json!({"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}});
-    json!({
+    let mut doc = json!({
         "openapi": "3.0.3",
         "info": {"title": "mc-server", "version": env!("CARGO_PKG_VERSION"),
                  "description": "Multi-cluster query, join and dispatch API of kubectl-multicluster. Every operation needs `Authorization: Bearer <token>` except /livez, /healthz, /readyz, /openapi.json and /metrics (unless server.metricsAuth). Tokens have the role read or admin; join and unjoin need admin. With server.anonymousRead, GETs are served without a token as read."},
@@ -137,6 +183,17 @@ pub fn document(anonymous_read: bool) -> Value {
                     "singular": {"type": "string"}, "kind": {"type": "string"},
                     "shortNames": {"type": "array", "items": {"type": "string"}}, "namespaced": {"type": "boolean"},
                     "verbs": {"type": "array", "items": {"type": "string"}}}},
+                "Revision": {"type": "object", "required": ["revision", "clusterName", "name", "uid", "time", "change", "fields", "fieldsChanged"], "properties": {
+                    "revision": {"type": "integer"}, "clusterName": {"type": "string"}, "namespace": {"type": "string"},
+                    "name": {"type": "string"}, "uid": {"type": "string"}, "resourceVersion": {"type": "string"},
+                    "time": {"type": "string", "format": "date-time"}, "change": {"type": "string", "enum": ["ADDED", "MODIFIED", "DELETED"]},
+                    "afterGap": {"type": "boolean", "description": "Found by a list after a time mc-server did not watch: it happened after gapFrom (when known) and at most at time."},
+                    "gapFrom": {"type": "string", "format": "date-time"},
+                    "fields": {"type": "array", "items": {"type": "string"}, "description": "JSON paths that differ from the previous revision (at most 20)."},
+                    "fieldsChanged": {"type": "integer"}, "object": {"$ref": "#/components/schemas/Object"}}},
+                "PastObject": {"type": "object", "required": ["clusterName", "Object", "revision", "time"], "properties": {
+                    "clusterName": {"type": "string"}, "Object": {"$ref": "#/components/schemas/Object"},
+                    "revision": {"type": "integer"}, "time": {"type": "string", "format": "date-time"}, "afterGap": {"type": "boolean"}}},
                 "Res": {"type": "object", "required": ["res"], "properties": {"res": {"type": "string"}}},
                 "VersionInfo": {"type": "object", "required": ["major", "minor", "gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"],
                     "properties": {"major": {"type": "string"}, "minor": {"type": "string"}, "gitVersion": {"type": "string"},
@@ -195,5 +252,11 @@ pub fn document(anonymous_read: bool) -> Value {
             "/openapi.json": {"get": {"summary": "This document", "security": [],
                 "responses": {"200": ok("OpenAPI 3.0", json!({"type": "object"}))}}}
         }
-    })
+    });
+    if let (Some(paths), Value::Object(more)) =
+        (doc.get_mut("paths").and_then(Value::as_object_mut), history_paths(&read_security))
+    {
+        paths.extend(more);
+    }
+    doc
 }
