@@ -12,6 +12,7 @@ mod deploy;
 mod dispatch;
 mod foundation;
 mod go_project;
+mod history;
 mod join;
 mod k9s;
 mod kube_api;
