@@ -869,7 +869,7 @@ pub async fn poison_objects_are_isolated_sanitized_or_reported(ctx: Ctx) {
 
     let health = StoreHealth::default();
     // As a first list's page would be (SQLite inserts them as new rows).
-    let out = apply(&ctx.store, &health, "c1", changes, Expect::NewRows).await;
+    let out = apply(&ctx.store, &health, "c1", changes, Expect::NewRows, &Default::default()).await;
     assert!(health.problem().is_none());
     assert_eq!(out.written.len() + out.refused.len(), total, "every change is written or reported");
     let stored = ctx.store.count("c1").await.unwrap() as usize;
