@@ -209,7 +209,7 @@ async fn stored_states(tx: &mut Tx, cluster: &str, keys: &[&Key]) -> Result<Hash
         }
         b.push(")");
         for mut r in tx.fetch(b.finish(), &STATE_COLS).await? {
-            let key = (Gvr::new(r.text(0), r.text(1), r.text(2)), r.text(3), r.text(4));
+            let key = (Gvr::new(r.text(0), r.text(1), r.text(2)), r.str(3).to_string(), r.str(4).to_string());
             let state = last_state(&mut r, 3)?;
             found.insert(key, state);
         }
