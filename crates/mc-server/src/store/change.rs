@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use mc_types::Gvr;
 use serde_json::Value;
 
-use super::{Error, RawObject, Result};
+use super::{Error, Listed, RawObject, Result};
 
 /// One Kubernetes object as the store keeps it: the JSON plus the columns extracted from it.
 ///
@@ -244,11 +244,22 @@ pub struct Batch<'a> {
     pub changes: &'a [Change],
     /// What its upserts are likely to be: a first list's pages are written faster as new rows.
     pub expect: Expect,
+    /// The types whose upserts a list found (its pages), for their revisions; every other
+    /// change is a watch event's.
+    pub listed: &'a Listed,
 }
 
+/// No type listed: every change of a batch is a watch event's.
+static WATCHED: Listed = Listed(Vec::new());
+
 impl<'a> Batch<'a> {
-    /// The changes of `cluster`, expected to be `expect`.
+    /// The changes of `cluster`, expected to be `expect`, seen by watches.
     pub fn new(cluster: &'a str, changes: &'a [Change], expect: Expect) -> Self {
-        Batch { cluster, changes, expect }
+        Batch { cluster, changes, expect, listed: &WATCHED }
+    }
+
+    /// The same, with the upserts of these types found by a list.
+    pub fn listed(self, listed: &'a Listed) -> Self {
+        Batch { listed, ..self }
     }
 }

@@ -53,6 +53,10 @@ pub enum Error {
     /// A stored row could not be decoded (e.g. its JSON is damaged). Not retryable.
     #[error("corrupt row in the store: {0}")]
     Corrupt(String),
+    /// A history read the store cannot answer (e.g. without a resource type). Not retryable: a
+    /// client error (400).
+    #[error("bad history query: {0}")]
+    BadHistoryQuery(String),
 }
 
 /// Result of store operations.

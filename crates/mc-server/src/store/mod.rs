@@ -20,7 +20,9 @@
 //! - `changes` and `change_clock` (`0004_changes.sql`): the change feed between replicas that
 //!   sync only their share of the clusters ([`change_feed`]);
 //! - `deferred_indexes` (SQLite and PostgreSQL, `0005_deferred_indexes.sql`): indexes an empty
-//!   store builds after its first sync ([`deferred`]).
+//!   store builds after its first sync ([`deferred`]);
+//! - `revisions` and `history_totals` (`*_revisions.sql`): every change kept, with retention
+//!   ([`history`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
@@ -32,6 +34,7 @@ mod deferred;
 mod dialect;
 mod digests;
 mod error;
+mod history;
 mod keys;
 mod pending;
 mod query;
@@ -54,6 +57,10 @@ use dialect::Dialect;
 pub use digests::{DigestPage, DigestRow};
 pub(crate) use error::redact_url;
 pub use error::{Error, Result};
+pub use history::{
+    ChangeKind, EVENT_TYPES, HistoryRules, HistoryStats, Listed, PruneRules, Pruned, Revision, Seen,
+    is_event_type, now_ms, now_ms_at,
+};
 pub use keys::RelistKeys;
 use pending::Pending;
 pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
@@ -96,6 +103,9 @@ pub struct Store {
     origin: Option<Arc<str>>,
     /// Indexes deferred for a first sync and not built yet (see [`deferred`]).
     pending: deferred::Pending,
+    /// Set: every change written of a type these rules include is kept as a revision (see
+    /// [`history`]).
+    history: Option<Arc<HistoryRules>>,
 }
 
 impl fmt::Debug for Store {
@@ -120,7 +130,13 @@ impl Store {
         } else {
             return Err(Error::UnsupportedUrl { url: redact_url(url) });
         };
-        Ok(Store { pool, write_lock: Arc::new(Mutex::new(())), origin: None, pending: Default::default() })
+        Ok(Store {
+            pool,
+            write_lock: Arc::new(Mutex::new(())),
+            origin: None,
+            pending: Default::default(),
+            history: None,
+        })
     }
 
     /// Refreshes the query planner's statistics where the database does not do it by itself

@@ -52,6 +52,8 @@ pub(crate) enum Arg {
     Int(i64),
     OptInt(Option<i64>),
     Bool(bool),
+    /// Bytes (a `BLOB`/`BYTEA`/`LONGBLOB` column), or `NULL`.
+    OptBytes(Option<Vec<u8>>),
     /// A whole column, for a syntax that [binds arrays](Syntax::binds_arrays); the others are
     /// never handed one.
     Array(Array),
@@ -104,6 +106,12 @@ impl From<i64> for Arg {
     }
 }
 
+impl From<Option<i64>> for Arg {
+    fn from(i: Option<i64>) -> Self {
+        Arg::OptInt(i)
+    }
+}
+
 impl From<bool> for Arg {
     fn from(b: bool) -> Self {
         Arg::Bool(b)
@@ -117,6 +125,10 @@ pub(crate) enum Col {
     Text,
     OptText,
     Bool,
+    /// An integer or `NULL`.
+    OptInt,
+    /// Bytes or `NULL`.
+    OptBytes,
 }
 
 /// One decoded result cell.
@@ -126,6 +138,7 @@ pub(crate) enum Cell {
     Text(String),
     Null,
     Bool(bool),
+    Bytes(Vec<u8>),
 }
 
 /// A decoded row; the getters take cells out by position.
@@ -152,6 +165,24 @@ impl Row {
     pub(crate) fn opt_text(&mut self, i: usize) -> Option<String> {
         match self.0.get_mut(i).map(take) {
             Some(Cell::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// An integer cell, `None` for `NULL`.
+    pub(crate) fn opt_int(&self, i: usize) -> Option<i64> {
+        match self.0.get(i) {
+            Some(Cell::Int(n)) => Some(*n),
+            Some(Cell::Bool(b)) => Some(i64::from(*b)),
+            _ => None,
+        }
+    }
+
+    /// A bytes cell, taken out; `None` for `NULL`.
+    pub(crate) fn opt_bytes(&mut self, i: usize) -> Option<Vec<u8>> {
+        match self.0.get_mut(i).map(take) {
+            Some(Cell::Bytes(b)) => Some(b),
+            Some(Cell::Text(s)) => Some(s.into_bytes()),
             _ => None,
         }
     }

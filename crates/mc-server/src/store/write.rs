@@ -7,10 +7,11 @@ use mc_types::Gvr;
 
 use super::backend::postgres::copy;
 use super::dialect::NewRows;
+use super::history::{self, Recorder};
 use super::resource_columns::Prepared;
 use super::{
-    Batch, Change, ClusterRow, Col, Expect, Pending, RelistKeys, Result, Row, Store, Tx, change_feed,
-    each_key, resource_columns, sql, statement,
+    Batch, Change, ClusterRow, Col, Expect, HistoryRules, Pending, RelistKeys, Result, Row, Seen, Store, Tx,
+    change_feed, each_key, resource_columns, sql, statement,
 };
 
 /// The ids of the rows of one type in one cluster whose uid `keep` did not list, and those rows
@@ -52,15 +53,22 @@ pub(super) async fn identities(tx: &mut Tx, gvr: &Gvr, ids: &[i64]) -> Result<Ve
     Ok(gone)
 }
 
-/// One cluster's changes in `tx`, in order (see [`Store::apply_changes`]).
+/// One cluster's changes in `tx`, in order (see [`Store::apply_changes`]), with their
+/// revisions when `history` says which to keep (written at `at`, unix ms).
 pub(super) async fn apply_in(
     tx: &mut Tx,
     origin: Option<&str>,
-    cluster: &str,
-    events: &[Change],
-    expect: Expect,
+    history: Option<&HistoryRules>,
+    at: i64,
+    batch: &Batch<'_>,
 ) -> Result<()> {
+    let &Batch { cluster, changes: events, expect, listed } = batch;
     let d = tx.dialect;
+    // Built before any change is applied: a deletion's last state is read as stored.
+    let mut revisions = Recorder::new(at);
+    if let Some(rules) = history {
+        history::record_batch(tx, rules, &mut revisions, cluster, events, listed).await?;
+    }
     // Upserts are collected (see [`Pending`]) and written in multi-row chunks; deletions run at
     // once.
     let mut pending = Pending::default();
@@ -89,6 +97,9 @@ pub(super) async fn apply_in(
         }
     }
     write_pending(tx, cluster, &mut pending, expect).await?;
+    if !revisions.is_empty() {
+        revisions.write(tx).await?;
+    }
     change_feed::record(tx, origin, cluster, events).await
 }
 
@@ -348,8 +359,9 @@ impl Store {
         }
         let deletes = batches.iter().any(|b| b.changes.iter().any(|c| matches!(c, Change::Delete { .. })));
         let mut tx = if deletes { self.begin(true).await? } else { self.begin_upserts().await? };
+        let at = history::now_ms();
         for b in batches {
-            apply_in(&mut tx, self.origin.as_deref(), b.cluster, b.changes, b.expect).await?;
+            apply_in(&mut tx, self.origin.as_deref(), self.history.as_deref(), at, b).await?;
         }
         tx.commit().await
     }
@@ -359,8 +371,27 @@ impl Store {
     /// after the keys were read too). Returns them as deletions,
     /// for the watch streams (a list after a gap is how a deletion the watch missed is found).
     pub async fn delete_missing(&self, cluster: &str, gvr: &Gvr, keep: &RelistKeys) -> Result<Vec<Change>> {
+        self.delete_missing_since(cluster, gvr, keep, None).await
+    }
+
+    /// [`Store::delete_missing`], the deletions' revisions telling that they happened after
+    /// `gap_from_ms` (unix ms; `None`: not known), the last time the type was known current.
+    pub async fn delete_missing_since(
+        &self,
+        cluster: &str,
+        gvr: &Gvr,
+        keep: &RelistKeys,
+        gap_from_ms: Option<i64>,
+    ) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let (ids, deleted) = not_kept(&mut tx, cluster, gvr, keep).await?;
+        if self.history.as_deref().is_some_and(|r| r.records(gvr)) && !ids.is_empty() {
+            let mut revisions = Recorder::new(history::now_ms());
+            for (gvr, last) in history::stored_states_by_id(&mut tx, &ids).await? {
+                revisions.deleted(cluster, &gvr, &last, Seen::List { gap_from_ms });
+            }
+            revisions.write(&mut tx).await?;
+        }
         for chunk in ids.chunks(sql::CHUNK) {
             tx.execute(sql::delete_objects(tx.dialect, chunk)).await?;
         }
@@ -382,13 +413,25 @@ impl Store {
 
     /// Removes every object of one type in one cluster (the type went away): a relist that
     /// listed nothing, its rows read a page at a time. Returns them as deletions, for the watch
-    /// streams.
+    /// streams. Their revisions say so ([`Seen::Unsynced`], no object): the objects were not deleted in
+    /// the cluster.
     pub async fn delete_gvr(&self, cluster: &str, gvr: &Gvr) -> Result<Vec<Change>> {
-        self.delete_missing(cluster, gvr, &RelistKeys::default()).await
+        let mut tx = self.begin(true).await?;
+        let (ids, deleted) = not_kept(&mut tx, cluster, gvr, &RelistKeys::default()).await?;
+        if let Some(rules) = self.history.as_deref().filter(|_| !ids.is_empty()) {
+            history::record_unsynced(&mut tx, rules, cluster, Some(gvr), history::now_ms()).await?;
+        }
+        for chunk in ids.chunks(sql::CHUNK) {
+            tx.execute(sql::delete_objects(tx.dialect, chunk)).await?;
+        }
+        change_feed::record(&mut tx, self.origin.as_deref(), cluster, &deleted).await?;
+        tx.commit().await?;
+        Ok(deleted)
     }
 
     /// Removes every object of a cluster, their labels and the cluster's row (unjoin). Returns
-    /// the objects removed as deletions, for the watch streams.
+    /// the objects removed as deletions, for the watch streams. Their revisions say so
+    /// ([`Seen::Unsynced`], no object); the cluster's history stays until pruned.
     pub async fn delete_cluster(&self, cluster: &str) -> Result<Vec<Change>> {
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
@@ -407,6 +450,9 @@ impl Store {
                 uid: r.text(5),
             })
             .collect();
+        if let Some(rules) = self.history.as_deref().filter(|_| !gone.is_empty()) {
+            history::record_unsynced(&mut tx, rules, cluster, None, history::now_ms()).await?;
+        }
         tx.execute(sql::delete_cluster_objects(d, cluster)).await?;
         let mut b = statement::Builder::new(d, "DELETE FROM clusters WHERE name = ");
         b.bind(cluster);

@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod discovery;
+mod gaps;
 pub mod history;
 pub mod list_reader;
 pub mod list_watch;

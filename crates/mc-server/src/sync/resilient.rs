@@ -9,7 +9,7 @@ use std::time::Duration;
 use k8s_openapi::jiff::Timestamp;
 use tracing::{debug, info, warn};
 
-use crate::store::{Change, Expect, RawObject, Store, StoredObject};
+use crate::store::{Change, Expect, Listed, RawObject, Store, StoredObject};
 
 /// First wait before a retry; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
@@ -94,7 +94,7 @@ pub struct Outcome {
 }
 
 /// Writes `changes` of one cluster (`expect`: what its upserts are likely to be, see
-/// [`Expect`]). Returns only when every change is written or refused: while the database is
+/// [`Expect`]; `listed`: the types a list found, for their revisions). Returns only when every change is written or refused: while the database is
 /// unreachable it waits and retries (the caller's queue fills up and the watchers wait, so
 /// nothing is dropped).
 pub async fn apply(
@@ -103,9 +103,10 @@ pub async fn apply(
     cluster: &str,
     changes: Vec<Change>,
     expect: Expect,
+    listed: &Listed,
 ) -> Outcome {
     let mut out = Outcome::default();
-    let batch = Batch { store, health, cluster, expect };
+    let batch = Batch { store, health, cluster, expect, listed };
     match batch.retrying(&changes).await {
         Ok(()) => out.written = changes,
         Err(e) => batch.isolate(changes, e.to_string(), &mut out).await,
@@ -153,11 +154,13 @@ struct Batch<'a> {
     health: &'a StoreHealth,
     cluster: &'a str,
     expect: Expect,
+    /// The types whose upserts a list found (see [`crate::store::Batch::listed`]).
+    listed: &'a Listed,
 }
 
 impl Batch<'_> {
     async fn retrying(self, changes: &[Change]) -> crate::store::Result<()> {
-        let batch = [crate::store::Batch::new(self.cluster, changes, self.expect)];
+        let batch = [crate::store::Batch::new(self.cluster, changes, self.expect).listed(self.listed)];
         retrying_op(self.health, || self.store.apply(&batch)).await
     }
 

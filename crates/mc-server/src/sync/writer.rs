@@ -10,11 +10,12 @@ use mc_types::Gvr;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, oneshot};
 use tracing::{debug, warn};
 
+use super::gaps::Gaps;
 use super::history::History;
 use super::notice::{Notice, Notices, identity};
 use super::resilient::{self, StoreHealth};
 use crate::clusters::Cluster;
-use crate::store::{Backend, Batch, Change, Expect, RelistKeys, Store, StoredObject};
+use crate::store::{Backend, Batch, Change, Expect, Listed, RelistKeys, Store, StoredObject};
 
 /// Most objects written in one batch (one transaction per cluster).
 const MAX_BATCH: usize = 2000;
@@ -127,6 +128,7 @@ pub fn spawn(
         history: history.clone(),
         health,
         refused: Default::default(),
+        gaps: Default::default(),
     };
     (tx, notices, history, tokio::spawn(run(writer, rx)))
 }
@@ -140,6 +142,9 @@ struct Writer {
     /// Object versions already refused once (cluster, type, uid, resourceVersion): a relist
     /// brings them again, and must not ask for another relist, forever.
     refused: std::sync::Mutex<HashSet<(String, Gvr, String, String)>>,
+    /// When each type was last known current, for the revisions of what lists find (only
+    /// kept when the store keeps history).
+    gaps: tokio::sync::Mutex<Gaps>,
 }
 
 #[derive(Default)]
@@ -148,6 +153,9 @@ struct Pending {
     oldest: Option<Instant>,
     /// [`Expect::NewRows`] once a page of a first list is among the changes.
     expect: Expect,
+    /// The types of the list pages among the changes, with the lower bound of when what they
+    /// found changed (for the history).
+    listed: Listed,
 }
 
 async fn run(w: Writer, mut rx: mpsc::Receiver<Msg>) {
@@ -223,16 +231,38 @@ fn weight(msg: &Msg) -> usize {
 async fn write(w: &Writer, batch: Vec<Msg>) {
     let mut pending: BTreeMap<String, (Arc<Cluster>, Pending)> = BTreeMap::new();
     let mut permits: Vec<OwnedSemaphorePermit> = Vec::new();
+    let history = w.store.records_history();
+    let mut gaps = w.gaps.lock().await;
     for msg in batch {
         match msg {
-            Msg::Upsert(c, obj, t) => push(&mut pending, c, [Change::Upsert(obj)], t, Expect::Any),
+            Msg::Upsert(c, obj, t) => {
+                if history {
+                    gaps.watched(c.name(), &obj.gvr, t);
+                }
+                push(&mut pending, c, [Change::Upsert(obj)], t, Expect::Any)
+            }
             // The permit is released once the batch is written (end of this call).
             Msg::Page { cluster, objects, expect, at, permit } => {
+                let listed = match objects.first() {
+                    Some(o) if history => {
+                        Some((o.gvr.clone(), gaps.page(&w.store, cluster.name(), &o.gvr, at).await))
+                    }
+                    _ => None,
+                };
+                let name = cluster.name().to_string();
                 push(&mut pending, cluster, objects.into_iter().map(Change::Upsert), at, expect);
+                if let (Some((gvr, gap_from)), Some((_, p))) = (listed, pending.get_mut(&name))
+                    && !p.listed.0.iter().any(|(g, _)| g == &gvr)
+                {
+                    p.listed.0.push((gvr, gap_from));
+                }
                 permits.push(permit);
             }
             Msg::Delete(c, key, t) => {
                 let (gvr, namespace, name, uid) = *key;
+                if history {
+                    gaps.watched(c.name(), &gvr, t);
+                }
                 push(&mut pending, c, [Change::Delete { gvr, namespace, name, uid }], t, Expect::Any)
             }
             Msg::InitDone { cluster, gvr, keep, back } => {
@@ -241,10 +271,17 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 // restart, a takeover): gone from the store, and told to the watch streams. A
                 // replica that does not write the cluster only tells its streams.
                 let name = cluster.name();
+                let gap_from = match &keep {
+                    Some(_) if history => gaps.bound(&w.store, name, &gvr).await,
+                    _ => None,
+                };
                 let reconciled = match &keep {
                     None => Ok(Vec::new()),
                     Some(keep) if cluster.syncs() => {
-                        resilient::retrying_op(&w.health, || w.store.delete_missing(name, &gvr, keep)).await
+                        resilient::retrying_op(&w.health, || {
+                            w.store.delete_missing_since(name, &gvr, keep, gap_from)
+                        })
+                        .await
                     }
                     Some(keep) => {
                         resilient::retrying_op(&w.health, || w.store.missing(name, &gvr, keep)).await
@@ -253,6 +290,9 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
                 match reconciled {
                     Ok(gone) => {
                         publish(w, name, gone);
+                        if history {
+                            gaps.listed(name, &gvr);
+                        }
                         cluster.update(|s| {
                             s.pending_init.remove(&gvr);
                             // The failure that marked it is over, and so is its message.
@@ -298,6 +338,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
             }
             Msg::DropCluster(name, reply) => {
                 flush(w, &mut pending).await;
+                gaps.forget(&name);
                 let dropped = resilient::retrying_op(&w.health, || w.store.delete_cluster(&name)).await;
                 let _ = reply.send(dropped.map(|gone| {
                     let n = gone.len() as u64;
@@ -307,6 +348,7 @@ async fn write(w: &Writer, batch: Vec<Msg>) {
             }
         }
     }
+    drop(gaps);
     flush(w, &mut pending).await;
     drop(permits);
 }
@@ -369,8 +411,10 @@ fn concurrently<'a>(backend: Backend, mut pending: impl Iterator<Item = &'a Pend
 /// instead of three. If the store refuses it (not a database away: that is retried), each
 /// cluster's changes are written on their own, where a refused change is found and reported.
 async fn flush_together(w: &Writer, batches: Vec<(String, Arc<Cluster>, Pending)>) {
-    let all: Vec<Batch<'_>> =
-        batches.iter().map(|(name, _, p)| Batch::new(name, p.changes.as_slice(), p.expect)).collect();
+    let all: Vec<Batch<'_>> = batches
+        .iter()
+        .map(|(name, _, p)| Batch::new(name, p.changes.as_slice(), p.expect).listed(&p.listed))
+        .collect();
     let written = resilient::retrying_op(&w.health, || w.store.apply(&all)).await.is_ok();
     drop(all);
     for (name, cluster, p) in batches {
@@ -392,7 +436,7 @@ async fn flush_cluster(w: &Writer, name: String, cluster: Arc<Cluster>, p: Pendi
     // A cluster another replica syncs is not written here; its changes still reach this
     // replica's watch streams.
     let outcome = if cluster.syncs() {
-        resilient::apply(&w.store, &w.health, &name, p.changes, p.expect).await
+        resilient::apply(&w.store, &w.health, &name, p.changes, p.expect, &p.listed).await
     } else {
         resilient::Outcome { written: p.changes, ..Default::default() }
     };
@@ -584,6 +628,7 @@ mod tests {
             history: Arc::new(History::default()),
             health: Default::default(),
             refused: Default::default(),
+            gaps: Default::default(),
         };
         let (a, b, c) = (cluster("a"), cluster("b"), cluster("c"));
         let upserts = |cluster: &Arc<Cluster>, objects: Vec<StoredObject>| -> Vec<Msg> {

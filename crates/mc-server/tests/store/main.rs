@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod harness;
+mod history;
 mod scenarios;
 
 /// One test per scenario and backend, named `<backend>::<scenario>`.
@@ -70,6 +71,15 @@ conformance!(
     reads_cancelled_at_any_point_leave_no_connection_in_a_transaction,
     first_lists_cancelled_at_any_point_commit_all_or_nothing,
     indexes_deferred_for_a_first_sync_are_built_after_it,
+    history_keeps_every_change_of_an_object_in_order,
+    history_of_a_relist_tells_the_gap,
+    history_state_at_a_time_is_each_objects_revision_then,
+    history_keeps_an_expired_events_last_state,
+    history_pruned_by_age_keeps_what_the_window_needs,
+    history_pruned_by_bytes_goes_oldest_first,
+    history_off_writes_no_revision,
+    history_of_a_failed_transaction_is_not_written,
+    history_of_removed_types_and_clusters_says_so,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,8 +11,9 @@ use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
 use crate::harness::{ApplyOne, Ctx, Kind};
+pub use crate::history::*;
 
-fn pods() -> Gvr {
+pub(crate) fn pods() -> Gvr {
     Gvr::new("", "v1", "pods")
 }
 
@@ -21,13 +22,13 @@ fn deployments() -> Gvr {
 }
 
 /// Changes a stored object's JSON.
-fn edit(o: &mut StoredObject, f: impl FnOnce(&mut serde_json::Value)) {
+pub(crate) fn edit(o: &mut StoredObject, f: impl FnOnce(&mut serde_json::Value)) {
     let mut value = o.object.value();
     f(&mut value);
     o.object = mc_server::store::RawObject::from_value(&value);
 }
 
-fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
+pub(crate) fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
     let labels: serde_json::Map<String, Value> =
         labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     let mut meta = json!({
@@ -41,7 +42,7 @@ fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &
     StoredObject::from_json(gvr.clone(), "Kind", body).unwrap()
 }
 
-fn upsert(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> Change {
+pub(crate) fn upsert(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> Change {
     Change::Upsert(object(gvr, ns, name, uid, labels))
 }
 
@@ -62,13 +63,13 @@ async fn relist(
 }
 
 /// `object` at another resource version: what a list returns once the object changed.
-fn changed(mut o: StoredObject, version: &str) -> StoredObject {
+pub(crate) fn changed(mut o: StoredObject, version: &str) -> StoredObject {
     edit(&mut o, |v| v["metadata"]["resourceVersion"] = json!(version));
     o.resource_version = version.into();
     o
 }
 
-fn delete(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str) -> Change {
+pub(crate) fn delete(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str) -> Change {
     Change::Delete {
         gvr: gvr.clone(),
         namespace: ns.unwrap_or_default().into(),
@@ -869,7 +870,7 @@ pub async fn poison_objects_are_isolated_sanitized_or_reported(ctx: Ctx) {
 
     let health = StoreHealth::default();
     // As a first list's page would be (SQLite inserts them as new rows).
-    let out = apply(&ctx.store, &health, "c1", changes, Expect::NewRows).await;
+    let out = apply(&ctx.store, &health, "c1", changes, Expect::NewRows, &Default::default()).await;
     assert!(health.problem().is_none());
     assert_eq!(out.written.len() + out.refused.len(), total, "every change is written or reported");
     let stored = ctx.store.count("c1").await.unwrap() as usize;

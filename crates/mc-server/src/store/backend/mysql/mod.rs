@@ -109,6 +109,7 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, MySql, MySqlArguments> {
             Arg::Int(i) => q.bind(*i),
             Arg::OptInt(i) => q.bind(*i),
             Arg::Bool(b) => q.bind(*b),
+            Arg::OptBytes(b) => q.bind(b.as_deref()),
             // No array parameters here: the statements that bind them are PostgreSQL's.
             Arg::Array(a) => q.bind(a.to_json()),
         };
@@ -149,6 +150,10 @@ pub(in crate::store) async fn fetch(
                             None => Cell::Null,
                         },
                         Col::Bool => Cell::Bool(row.try_get(i)?),
+                        Col::OptInt => row.try_get::<Option<i64>, _>(i)?.map_or(Cell::Null, Cell::Int),
+                        Col::OptBytes => {
+                            row.try_get::<Option<Vec<u8>>, _>(i)?.map_or(Cell::Null, Cell::Bytes)
+                        }
                     })
                 })
                 .collect::<Result<Vec<Cell>>>()?;

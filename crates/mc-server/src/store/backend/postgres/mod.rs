@@ -75,6 +75,7 @@ fn bind(stmt: &Stmt) -> sqlx::query::Query<'_, Postgres, PgArguments> {
             Arg::Int(i) => q.bind(*i),
             Arg::OptInt(i) => q.bind(*i),
             Arg::Bool(b) => q.bind(*b),
+            Arg::OptBytes(b) => q.bind(b.as_deref()),
             Arg::Array(Array::Text(v)) => q.bind(v.as_slice()),
             Arg::Array(Array::OptText(v)) => q.bind(v.as_slice()),
             Arg::Array(Array::Int(v)) => q.bind(v.as_slice()),
@@ -97,14 +98,30 @@ pub(in crate::store) async fn fetch(conn: &mut PgConnection, stmt: &Stmt, cols: 
                 .enumerate()
                 .map(|(i, col)| {
                     Ok(match col {
-                        Col::Int => Cell::Int(row.try_get(i)?),
+                        Col::Int => opt_int(row, i)?.map_or(Cell::Null, Cell::Int),
                         Col::Text => Cell::Text(row.try_get(i)?),
                         Col::OptText => row.try_get::<Option<String>, _>(i)?.map_or(Cell::Null, Cell::Text),
                         Col::Bool => Cell::Bool(row.try_get(i)?),
+                        Col::OptInt => opt_int(row, i)?.map_or(Cell::Null, Cell::Int),
+                        Col::OptBytes => {
+                            row.try_get::<Option<Vec<u8>>, _>(i)?.map_or(Cell::Null, Cell::Bytes)
+                        }
                     })
                 })
                 .collect::<Result<Vec<Cell>>>()?;
             Ok(Row(cells))
         })
         .collect()
+}
+
+/// An integer column of any width (`SMALLINT`, `INTEGER`, `BIGINT`), which PostgreSQL answers
+/// as its own type and sqlx decodes only as that width.
+fn opt_int(row: &sqlx::postgres::PgRow, i: usize) -> Result<Option<i64>> {
+    use sqlx::{Column as _, TypeInfo as _};
+    let width = row.columns().get(i).map(|c| c.type_info().name().to_string()).unwrap_or_default();
+    Ok(match width.as_str() {
+        "INT2" => row.try_get::<Option<i16>, _>(i)?.map(i64::from),
+        "INT4" => row.try_get::<Option<i32>, _>(i)?.map(i64::from),
+        _ => row.try_get::<Option<i64>, _>(i)?,
+    })
 }

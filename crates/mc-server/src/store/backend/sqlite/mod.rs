@@ -222,6 +222,7 @@ fn bind(stmt: &mut Stmt) -> sqlx::query::Query<'_, Sqlite, SqliteArguments<'_>> 
             Arg::Int(i) => q.bind(i),
             Arg::OptInt(i) => q.bind(i),
             Arg::Bool(b) => q.bind(b),
+            Arg::OptBytes(b) => q.bind(b),
             // No array parameters here: the statements that bind them are PostgreSQL's.
             Arg::Array(a) => q.bind(a.to_json()),
         };
@@ -265,6 +266,10 @@ pub(in crate::store) async fn fetch(
                         Col::Text => Cell::Text(row.try_get(i)?),
                         Col::OptText => row.try_get::<Option<String>, _>(i)?.map_or(Cell::Null, Cell::Text),
                         Col::Bool => Cell::Bool(row.try_get(i)?),
+                        Col::OptInt => row.try_get::<Option<i64>, _>(i)?.map_or(Cell::Null, Cell::Int),
+                        Col::OptBytes => {
+                            row.try_get::<Option<Vec<u8>>, _>(i)?.map_or(Cell::Null, Cell::Bytes)
+                        }
                     })
                 })
                 .collect::<Result<Vec<Cell>>>()?;
