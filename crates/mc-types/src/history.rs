@@ -72,6 +72,10 @@ pub struct RevisionItem {
     /// restart): it happened after `gapFrom` (when known) and at most at `time`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub after_gap: bool,
+    /// For a deletion: mc-server stopped syncing the object's type (it left discovery) or its
+    /// cluster (unjoined); the object was not deleted in its cluster, and no state is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsynced: bool,
     /// With `afterGap`: since when mc-server had not watched (RFC 3339); absent when unknown
     /// (the object was first seen by the first list of its cluster).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -82,7 +82,10 @@ fn row(i: &RevisionItem, namespaced: bool) -> Vec<String> {
     if i.fields_changed > i.fields.len() {
         fields.push_str(&format!(" and {} more", i.fields_changed - i.fields.len()));
     }
-    if i.after_gap {
+    if i.unsynced {
+        fields =
+            "(no longer synced: its type left the cluster's discovery, or the cluster was unjoined)".into();
+    } else if i.after_gap {
         let since = i
             .gap_from
             .as_deref()
@@ -116,6 +119,7 @@ mod tests {
             time: "2026-11-28T10:00:00.000Z".into(),
             change,
             after_gap: false,
+            unsynced: false,
             gap_from: None,
             fields: fields.iter().map(|f| f.to_string()).collect(),
             fields_changed: total,

@@ -23,7 +23,16 @@ fn a_configmaps_past_is_printed_as_history_diff_and_lists() {
     let manifest = format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {NS}}}\n");
     env.kubectl_stdin(cluster, &["apply", "-f", "-"], Some(&manifest));
     let _ = std::process::Command::new(&env.kubectl)
-        .args(["--kubeconfig", env.kubeconfig(cluster).to_str().unwrap(), "delete", "cm", "conf", "-n", NS, "--wait"])
+        .args([
+            "--kubeconfig",
+            env.kubeconfig(cluster).to_str().unwrap(),
+            "delete",
+            "cm",
+            "conf",
+            "-n",
+            NS,
+            "--wait",
+        ])
         .output();
     env.kubectl(cluster, &["create", "configmap", "conf", "-n", NS, "--from-literal=a=1"]);
     let shows = |what: &str, check: &dyn Fn(&str) -> bool| {
@@ -56,11 +65,14 @@ fn a_configmaps_past_is_printed_as_history_diff_and_lists() {
     let data_change = rows[2][1].clone();
 
     // diff of the data change against the revision before it: exactly the one line.
-    let run = server.plugin(&["diff", "cm/conf", "-n", NS, "--cluster", cluster, "--revision", &data_change]).ok();
+    let run =
+        server.plugin(&["diff", "cm/conf", "-n", NS, "--cluster", cluster, "--revision", &data_change]).ok();
     let changed: Vec<&str> = run
         .stdout
         .lines()
-        .filter(|l| (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++"))
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+')) && !l.starts_with("---") && !l.starts_with("+++")
+        })
         .collect();
     assert_eq!(changed.len(), 2, "{}", run.stdout);
     assert!(changed[0].starts_with("-  a: ") && changed[0].contains('1'), "{}", run.stdout);

@@ -14,6 +14,7 @@
 mod access;
 mod auth;
 mod can_i;
+mod history;
 mod hub;
 mod join;
 mod list;
@@ -66,6 +67,8 @@ pub struct Setup {
     pub authorization: crate::access::Mode,
     /// beta's labels.
     pub beta_labels: &'static [(&'static str, &'static str)],
+    /// History on (`history.enabled`), with its default rules.
+    pub history: bool,
 }
 
 /// A server's state and router over a store filled with [`fixture`] objects.
@@ -332,6 +335,8 @@ impl TestApi {
     /// A setup of one's own.
     pub async fn with(setup: Setup) -> Self {
         let store = Store::connect("sqlite::memory:").await.expect("in-memory store");
+        let store =
+            if setup.history { store.record_history(crate::store::HistoryRules::default()) } else { store };
         for cluster in CLUSTERS {
             let changes = fixture()
                 .into_iter()

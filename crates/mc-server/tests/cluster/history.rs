@@ -49,7 +49,9 @@ fn users_fields(revision: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .filter_map(Value::as_str)
-        .filter(|f| !f.starts_with("status") && *f != "metadata.annotations['deployment.kubernetes.io/revision']")
+        .filter(|f| {
+            !f.starts_with("status") && *f != "metadata.annotations['deployment.kubernetes.io/revision']"
+        })
         .map(String::from)
         .collect()
 }
@@ -105,7 +107,10 @@ async fn a_deployments_life_is_kept_and_read_back_on_every_backend() {
         tokio::time::sleep(Duration::from_millis(1500)).await;
         deployments.patch("web", &pp, &patch(json!({"spec": {"replicas": 3}}))).await.unwrap();
         listed(&server, c, "scaled", |d| d["spec"]["replicas"] == 3).await;
-        deployments.patch("web", &pp, &patch(json!({"metadata": {"labels": {"tier": "front"}}}))).await.unwrap();
+        deployments
+            .patch("web", &pp, &patch(json!({"metadata": {"labels": {"tier": "front"}}})))
+            .await
+            .unwrap();
         listed(&server, c, "labelled", |d| d["metadata"]["labels"]["tier"] == "front").await;
         deployments.delete("web", &DeleteParams::default()).await.unwrap();
         let gone_path = format!("/v1/list?gvr=deployments&cluster={c}&namespace={NS}&name=web&limit=0");
@@ -168,12 +173,17 @@ async fn a_deployments_life_is_kept_and_read_back_on_every_backend() {
         assert_eq!(web_then[0]["Object"]["spec"]["replicas"], 1, "{backend}");
         // And now it is gone.
         let now = mc_types::moment::rfc3339(now_ms());
-        let (_, now) = server.get(&format!("/v1/history/at?gvr=deployments&cluster={c}&namespace={NS}&at={now}")).await;
-        assert!(now.as_array().unwrap().iter().all(|o| o["Object"]["metadata"]["name"] != "web"), "{backend}: {now}");
+        let (_, now) =
+            server.get(&format!("/v1/history/at?gvr=deployments&cluster={c}&namespace={NS}&at={now}")).await;
+        assert!(
+            now.as_array().unwrap().iter().all(|o| o["Object"]["metadata"]["name"] != "web"),
+            "{backend}: {now}"
+        );
 
         // Deleted in the last 10 minutes, as it last was.
-        let (status, gone) =
-            server.get(&format!("/v1/history/deleted?gvr=deployments&cluster={c}&namespace={NS}&since=10m")).await;
+        let (status, gone) = server
+            .get(&format!("/v1/history/deleted?gvr=deployments&cluster={c}&namespace={NS}&since=10m"))
+            .await;
         assert_eq!(status, StatusCode::OK, "{backend}: {gone}");
         let gone: Vec<&Value> =
             gone.as_array().unwrap().iter().filter(|o| o["Object"]["metadata"]["name"] == "web").collect();
@@ -196,13 +206,19 @@ async fn a_deployments_life_is_kept_and_read_back_on_every_backend() {
     eprintln!("the Event expired {:?} after it was made", event_made.elapsed());
     let (status, kept) = server.get(&format!("/v1/events?namespace={NS}&since=1h&reason=HistoryProbe")).await;
     assert_eq!(status, StatusCode::OK, "{kept}");
-    let kept: Vec<&Value> =
-        kept.as_array().unwrap().iter().filter(|e| e["Object"]["metadata"]["name"] == event_name.as_str()).collect();
+    let kept: Vec<&Value> = kept
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["Object"]["metadata"]["name"] == event_name.as_str())
+        .collect();
     assert_eq!(kept.len(), 1, "{kept:#?}");
     assert_eq!(kept[0]["Object"]["message"], "kept past its expiry");
     assert_eq!(kept[0]["clusterName"], cluster.name.as_str());
     let (_, for_other) = server.get(&format!("/v1/events?namespace={NS}&since=1h&for=pod/probe")).await;
-    assert!(for_other.as_array().unwrap().iter().all(|e| e["Object"]["metadata"]["name"] != event_name.as_str()));
+    assert!(
+        for_other.as_array().unwrap().iter().all(|e| e["Object"]["metadata"]["name"] != event_name.as_str())
+    );
     let (_, for_it) = server.get(&format!("/v1/events?namespace={NS}&since=1h&for=cm/probe")).await;
     assert_eq!(for_it.as_array().unwrap().len(), 1, "{for_it}");
 }
@@ -221,7 +237,8 @@ async fn a_kill_during_churn_loses_no_revision_a_list_showed() {
         let _ = cms.delete(&name, &DeleteParams::default()).await;
         let opts = Options { storage: Some(url), ..Default::default() };
         let mut server = McServer::start(&env, &format!("history-kill-{backend}"), opts.clone()).await;
-        let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": name}, "data": {"n": "0"}})).unwrap();
+        let cm: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": name}, "data": {"n": "0"}})).unwrap();
         cms.create(&PostParams::default(), &cm).await.unwrap();
         let c = cluster.name.clone();
         let path = format!("/v1/list?gvr=configmaps&cluster={c}&namespace={NS}&name={name}&limit=0");
@@ -241,7 +258,9 @@ async fn a_kill_during_churn_loses_no_revision_a_list_showed() {
         let start = Instant::now();
         while shown.len() < 20 && start.elapsed() < Duration::from_secs(60) {
             let (_, b) = server.get(&path).await;
-            if let Some(rv) = b.as_array().and_then(|a| a.first()).and_then(|o| o["metadata"]["resourceVersion"].as_str()) {
+            if let Some(rv) =
+                b.as_array().and_then(|a| a.first()).and_then(|o| o["metadata"]["resourceVersion"].as_str())
+            {
                 shown.insert(rv.to_string());
             }
         }
@@ -269,7 +288,11 @@ async fn a_kill_during_churn_loses_no_revision_a_list_showed() {
             .filter_map(|r| r["resourceVersion"].as_str().map(String::from))
             .collect();
         let lost: Vec<&String> = shown.iter().filter(|rv| !kept.contains(*rv)).collect();
-        assert!(lost.is_empty(), "{backend}: versions a list showed but history lost: {lost:?} (kept {})", kept.len());
+        assert!(
+            lost.is_empty(),
+            "{backend}: versions a list showed but history lost: {lost:?} (kept {})",
+            kept.len()
+        );
         // The relist after the restart found the last changes after a gap, and says so.
         let last = revisions.as_array().unwrap().last().unwrap();
         assert_eq!(last["resourceVersion"], final_rv.as_str(), "{backend}");

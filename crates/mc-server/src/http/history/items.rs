@@ -54,6 +54,7 @@ pub fn revision_items(revisions: Vec<Revision>, objects: bool) -> Vec<RevisionIt
                 time: rfc3339(r.at_ms),
                 change: change_type(r.change),
                 after_gap: r.seen_by_list,
+                unsynced: r.unsynced,
                 gap_from: r.gap_from_ms.map(rfc3339),
                 fields,
                 fields_changed,
@@ -99,6 +100,7 @@ mod tests {
             gap_from_ms: None,
             bytes: 10,
             object: object.map(|o| RawObject::from_value(&o)),
+            unsynced: false,
         }
     }
 
@@ -125,6 +127,6 @@ mod tests {
             ]
         );
         assert!(items.iter().all(|i| i.object.is_none()));
-        assert_eq!(items[1].time, "2026-11-19T08:26:40.002Z");
+        assert_eq!(items[1].time, "2026-11-18T11:06:40.002Z");
     }
 }

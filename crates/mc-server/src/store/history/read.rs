@@ -225,7 +225,7 @@ async fn by_ids(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Revision>> {
 
 impl Store {
     /// Revisions of the objects `q` selects (`q.gvr` required; `q.cluster`, `q.namespace`,
-    /// `q.name`, `q.allowed` honoured), oldest first (by id), at most `limit`; with objects
+    /// `q.name`, `q.allowed` honoured): the newest `limit`, oldest first (by id); with objects
     /// when `objects`.
     pub async fn history(&self, q: &Query, objects: bool, limit: usize) -> Result<Vec<Revision>> {
         let gvr = needs_type(q)?;
@@ -234,14 +234,15 @@ impl Store {
         for (cluster, namespaces) in clusters(&mut tx, q).await? {
             let mut b = select(tx.dialect, objects);
             push_scope(&mut b, gvr, &cluster, namespaces.as_deref(), q, "");
-            b.push(" ORDER BY id LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
+            b.push(" ORDER BY id DESC LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
             for r in tx.fetch(b.finish(), cols(objects)).await? {
                 found.push(revision(r, objects)?);
             }
         }
         tx.commit().await?;
-        found.sort_by_key(|r| r.id);
+        found.sort_by_key(|r| std::cmp::Reverse(r.id));
         found.truncate(limit);
+        found.reverse();
         Ok(found)
     }
 
