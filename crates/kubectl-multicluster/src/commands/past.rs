@@ -42,11 +42,9 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
     let (resources, found) =
         tokio::join!(client.resources(), fetch(client, path, &query, &args.filters.clusters));
     let found = found?;
-    if found.is_empty() {
-        if !matches!(printing.format, Format::Json | Format::Yaml) {
-            eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
-            return Ok(ExitCode::SUCCESS);
-        }
+    if found.is_empty() && !matches!(printing.format, Format::Json | Format::Yaml) {
+        eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
+        return Ok(ExitCode::SUCCESS);
     }
     let deleted = args.at.is_none();
     let times: Vec<String> = found.iter().map(|p| p.time.clone()).collect();
