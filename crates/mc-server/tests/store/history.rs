@@ -33,7 +33,10 @@ fn kinds(revisions: &[Revision]) -> Vec<ChangeKind> {
 }
 
 fn phase(r: &Revision) -> String {
-    r.object.as_ref().map(|o| o.value()["status"]["phase"].as_str().unwrap_or("").to_string()).unwrap_or_default()
+    r.object
+        .as_ref()
+        .map(|o| o.value()["status"]["phase"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default()
 }
 
 /// Lets the clock move on, so that two writes get different `at`.
@@ -69,7 +72,10 @@ pub async fn history_keeps_every_change_of_an_object_in_order(ctx: Ctx) {
     assert!(all.iter().all(|r| !r.seen_by_list && r.bytes > 0 && r.uid == "u1" && r.cluster == "c1"));
     // Without objects, and limited.
     let two = s.history(&one(&pods(), "c1", "ns", "web"), false, 2).await.unwrap();
-    assert_eq!(two.iter().map(|r| r.id).collect::<Vec<_>>(), all[..2].iter().map(|r| r.id).collect::<Vec<_>>());
+    assert_eq!(
+        two.iter().map(|r| r.id).collect::<Vec<_>>(),
+        all[..2].iter().map(|r| r.id).collect::<Vec<_>>()
+    );
     assert!(two.iter().all(|r| r.object.is_none()));
     // By id, where the query admits them.
     let ids = [all[1].id, all[3].id];
@@ -103,10 +109,13 @@ pub async fn history_keeps_every_change_of_an_object_in_order(ctx: Ctx) {
     let stats = s.history_stats().await.unwrap();
     assert_eq!(stats.len(), 1);
     assert_eq!(stats[0].revisions, 8);
-    assert_eq!(stats[0].bytes, all.iter().chain(&brief).map(|r| r.bytes as u64).sum::<u64>() + {
-        let other = s.history(&one(&pods(), "c1", "ns", "other"), false, 10).await.unwrap();
-        other[0].bytes as u64
-    });
+    assert_eq!(
+        stats[0].bytes,
+        all.iter().chain(&brief).map(|r| r.bytes as u64).sum::<u64>() + {
+            let other = s.history(&one(&pods(), "c1", "ns", "other"), false, 10).await.unwrap();
+            other[0].bytes as u64
+        }
+    );
     assert!(stats[0].oldest_ms.is_some_and(|o| o == all[0].at_ms));
     assert_eq!(ctx.table_rows("revisions").await, 8);
 }
@@ -126,11 +135,16 @@ pub async fn history_of_a_relist_tells_the_gap(ctx: Ctx) {
     s.apply(&[Batch::new("c1", &first, Expect::NewRows).listed(&unknown)]).await.unwrap();
     let listed = s.history(&of(&pods()), false, 10).await.unwrap();
     assert_eq!(listed.len(), 3);
-    assert!(listed.iter().all(|r| r.seen_by_list && r.gap_from_ms.is_none() && r.change == ChangeKind::Added));
+    assert!(
+        listed.iter().all(|r| r.seen_by_list && r.gap_from_ms.is_none() && r.change == ChangeKind::Added)
+    );
     // A relist after a gap: b changed, c is gone.
     let gap_from = listed[0].at_ms + 1;
     let mut keys = s.relist_keys("c1", &pods()).await.unwrap();
-    let live = [object(&pods(), Some("ns"), "a", "u-a", &[]), changed(object(&pods(), Some("ns"), "b", "u-b", &[]), "7")];
+    let live = [
+        object(&pods(), Some("ns"), "a", "u-a", &[]),
+        changed(object(&pods(), Some("ns"), "b", "u-b", &[]), "7"),
+    ];
     let found: Vec<_> = live
         .into_iter()
         .filter(|o| !keys.listed(&o.uid, &o.resource_version))
@@ -220,9 +234,12 @@ pub async fn history_keeps_an_expired_events_last_state(ctx: Ctx) {
     let mut e1 = object(&events, Some("ns"), "pod.1", "e1", &[]);
     edit(&mut e1, |v| v["message"] = json!("pulled"));
     let e2 = object(&events, Some("ns"), "pod.2", "e2", &[]);
-    s.apply_batch("c1", vec![mc_server::store::Change::Upsert(e1.clone()), mc_server::store::Change::Upsert(e2)])
-        .await
-        .unwrap();
+    s.apply_batch(
+        "c1",
+        vec![mc_server::store::Change::Upsert(e1.clone()), mc_server::store::Change::Upsert(e2)],
+    )
+    .await
+    .unwrap();
     let mut again = changed(e1, "5");
     edit(&mut again, |v| v["message"] = json!("pulled again"));
     s.apply_batch("c1", vec![mc_server::store::Change::Upsert(again)]).await.unwrap();
@@ -270,7 +287,8 @@ pub async fn history_pruned_by_age_keeps_what_the_window_needs(ctx: Ctx) {
     let rules = PruneRules { max_age_ms, step_rows: 2, ..PruneRules::default() };
     let pruned = s.prune_history(&rules, None).await.unwrap();
     let after = s.history(&of(&pods()), false, 100).await.unwrap();
-    let left: Vec<(&str, &str)> = after.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
+    let left: Vec<(&str, &str)> =
+        after.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
     // live@1 went (superseded by live@2, also old); live@2 stays (live@3 is inside the window);
     // quiet's only revision stays however old; gone's revisions all went.
     assert_eq!(left, [("quiet", "1"), ("live", "2"), ("live", "3")]);
@@ -284,7 +302,8 @@ pub async fn history_pruned_by_age_keeps_what_the_window_needs(ctx: Ctx) {
     assert_eq!(stats[0].complete_since_ms, Some(gone_at));
     // A state inside the window is unchanged by the prune.
     let inside = s.state_at(&of(&pods()), cutoff_marker).await.unwrap();
-    let names: Vec<(&str, &str)> = inside.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
+    let names: Vec<(&str, &str)> =
+        inside.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
     assert_eq!(names, [("live", "2"), ("quiet", "1")]);
     // Nothing more goes a second time.
     assert_eq!(s.prune_history(&rules, None).await.unwrap().revisions, 0);
@@ -305,8 +324,13 @@ pub async fn history_pruned_by_bytes_goes_oldest_first(ctx: Ctx) {
     let keep = (total - before[0].bytes - before[1].bytes) as u64;
     let rules = PruneRules { max_age_ms: i64::MAX / 4, max_bytes: Some(keep), ..PruneRules::default() };
     let pruned = s.prune_history(&rules, None).await.unwrap();
-    let after: Vec<String> =
-        s.history(&of(&pods()), false, 100).await.unwrap().iter().map(|r| r.resource_version.clone()).collect();
+    let after: Vec<String> = s
+        .history(&of(&pods()), false, 100)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.resource_version.clone())
+        .collect();
     assert_eq!(after, ["3", "4", "5"]);
     assert_eq!(pruned.revisions, 2);
     let stats = s.history_stats().await.unwrap();
@@ -340,9 +364,8 @@ pub async fn history_of_a_failed_transaction_is_not_written(ctx: Ctx) {
     let mut bad = object(&pods(), Some("ns"), "b", "u2", &[]);
     bad.uid = String::new();
     let stored_first = delete(&pods(), Some("ns"), "zz", "");
-    let err = s
-        .apply_batch("c1", vec![good.clone(), stored_first, mc_server::store::Change::Upsert(bad)])
-        .await;
+    let err =
+        s.apply_batch("c1", vec![good.clone(), stored_first, mc_server::store::Change::Upsert(bad)]).await;
     assert!(err.is_err());
     assert_eq!(ctx.table_rows("resources").await, 0);
     assert_eq!(ctx.table_rows("revisions").await, 0);
@@ -353,18 +376,21 @@ pub async fn history_of_a_failed_transaction_is_not_written(ctx: Ctx) {
 
 pub async fn history_of_removed_types_and_clusters_says_so(ctx: Ctx) {
     let s = recording(&ctx);
-    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "a", "u1", &[]), upsert(&pods(), Some("ns"), "b", "u2", &[])])
-        .await
-        .unwrap();
+    s.apply_batch(
+        "c1",
+        vec![upsert(&pods(), Some("ns"), "a", "u1", &[]), upsert(&pods(), Some("ns"), "b", "u2", &[])],
+    )
+    .await
+    .unwrap();
     let deployments = Gvr::new("apps", "v1", "deployments");
     s.apply_batch("c2", vec![upsert(&deployments, Some("ns"), "d", "u3", &[])]).await.unwrap();
     s.delete_gvr("c1", &pods()).await.unwrap();
     s.delete_cluster("c2").await.unwrap();
     let gone = s.deleted(&of(&pods()), 0).await.unwrap();
-    assert_eq!(gone.iter().map(|r| (r.name.as_str(), r.unsynced, r.object.is_none())).collect::<Vec<_>>(), [
-        ("a", true, true),
-        ("b", true, true)
-    ]);
+    assert_eq!(
+        gone.iter().map(|r| (r.name.as_str(), r.unsynced, r.object.is_none())).collect::<Vec<_>>(),
+        [("a", true, true), ("b", true, true)]
+    );
     let gone = s.deleted(&of(&deployments), 0).await.unwrap();
     assert_eq!(gone.len(), 1);
     assert!(gone[0].unsynced);

@@ -28,7 +28,13 @@ pub(crate) fn edit(o: &mut StoredObject, f: impl FnOnce(&mut serde_json::Value))
     o.object = mc_server::store::RawObject::from_value(&value);
 }
 
-pub(crate) fn object(gvr: &Gvr, ns: Option<&str>, name: &str, uid: &str, labels: &[(&str, &str)]) -> StoredObject {
+pub(crate) fn object(
+    gvr: &Gvr,
+    ns: Option<&str>,
+    name: &str,
+    uid: &str,
+    labels: &[(&str, &str)],
+) -> StoredObject {
     let labels: serde_json::Map<String, Value> =
         labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     let mut meta = json!({
