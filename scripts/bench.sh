@@ -6,6 +6,7 @@
 #   scripts/bench.sh cli       [N pods in all, default 10000]
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
+#   scripts/bench.sh history   [N objects, default 100000] (no clusters: history off/on, 10 revisions an object)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
@@ -24,9 +25,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|access|logs|report)$ ]] || usage 2 20
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|watch|replicas|access|logs|report)$ ]] || usage 2 20
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -44,6 +45,7 @@ release_build() {
     replicas | access | logs) cargo build --release -q -p mc-server --bin mc-server ;;
     dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
     store) cargo build --release -q -p mc-server --example store_bench ;;
+    history) cargo build --release -q -p mc-server --example history_bench --example history_codec ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
     # `--bin` applies to every `-p` of one command: the plugin is its own build.
     cli) cargo build --release -q -p mc-server --bin mc-server
@@ -519,6 +521,29 @@ bench_store() {
   "$TARGET/examples/store_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
+# The history store (no clusters): revisions' encodings; then on SQLite and PostgreSQL (fresh
+# databases, history off and on) a first sync and watch batches written with history off and
+# on, the history filled to 10 revisions an object, its reads and a prune of every superseded
+# revision.
+bench_history() {
+  local n=${1:-100000}
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local db
+  db="bench_$(date +%s)"
+  for which in off on; do
+    PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc \
+      -c "CREATE DATABASE ${db}_$which" >&2
+  done
+  step "Encodings of revisions" >&2
+  "$TARGET/examples/history_codec"
+  step "SQLite: $n objects, $((n * 10)) revisions" >&2
+  "$TARGET/examples/history_bench" "sqlite://$WORK/off.db" "sqlite://$WORK/on.db" "$n" "$((n * 10))"
+  rm -f "$WORK"/off.db* "$WORK"/on.db*
+  step "PostgreSQL: $n objects, $((n * 10)) revisions" >&2
+  "$TARGET/examples/history_bench" "${MC_TEST_POSTGRES_URL%/*}/${db}_off" \
+    "${MC_TEST_POSTGRES_URL%/*}/${db}_on" "$n" "$((n * 10))"
+}
+
 # The figures go to stdout as they come and to a file, for the results file. Through fd 1
 # only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
 # and tee ends when the bench has.
@@ -536,6 +561,7 @@ case $MODE in
   cli) inputs+=(pods="$N" runs=5 backends=sqlite) ;;
   join) inputs+=(configmaps="$N" backends=sqlite) ;;
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
+  history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;

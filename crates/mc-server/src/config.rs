@@ -153,6 +153,39 @@ pub struct Settings {
     pub max_clusters_per_replica: Option<usize>,
     /// How lists are read (`sync.listPageSize`, `sync.unpagedListMax`).
     pub lists: crate::sync::ListSizes,
+    /// What the history keeps and for how long (`history:`); `None` when it is off.
+    pub history: Option<HistorySettings>,
+}
+
+/// The history's settings, checked (`history:` of the config file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistorySettings {
+    /// Which types get revisions.
+    pub rules: crate::store::HistoryRules,
+    /// How they are pruned.
+    pub prune: crate::store::PruneRules,
+}
+
+impl HistorySettings {
+    /// From the config file's section (validated when the file was loaded); `None` when off.
+    pub fn from_section(section: &mc_types::config::HistorySection) -> Result<Option<Self>, String> {
+        if !section.enabled {
+            return Ok(None);
+        }
+        let ms = |d: std::time::Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        Ok(Some(HistorySettings {
+            rules: crate::store::HistoryRules {
+                include_types: section.include_types.clone(),
+                exclude_types: section.exclude_types.clone(),
+            },
+            prune: crate::store::PruneRules {
+                max_age_ms: ms(section.max_age()?),
+                events_max_age_ms: ms(section.events_max_age()?),
+                max_bytes: section.max_bytes()?,
+                ..crate::store::PruneRules::default()
+            },
+        }))
+    }
 }
 
 impl Settings {
@@ -265,7 +298,9 @@ impl Settings {
             page: file.sync.list_page_size.unwrap_or(defaults.page),
             unpaged_max: file.sync.unpaged_list_max.map_or(defaults.unpaged_max, i64::from),
         };
+        let history = HistorySettings::from_section(&file.history).map_err(invalid)?;
         Ok(Settings {
+            history,
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,
             config_path: args.config,

@@ -13,6 +13,8 @@ pub struct Metrics {
     requests: Mutex<BTreeMap<(String, u16), u64>>,
     /// Requests by caller (user name), at most [`MAX_IDENTITIES`] of them; the rest as `other`.
     identities: Mutex<BTreeMap<String, u64>>,
+    /// Revisions the history's retention removed.
+    pruned: std::sync::atomic::AtomicU64,
 }
 
 /// Callers counted by name in `mc_http_requests_by_identity_total`; more count as `other`, so
@@ -24,6 +26,11 @@ impl Metrics {
     pub fn request(&self, route: &str, status: u16) {
         let mut m = self.requests.lock().unwrap_or_else(|e| e.into_inner());
         *m.entry((route.to_string(), status)).or_default() += 1;
+    }
+
+    /// Counts revisions the history's retention removed.
+    pub fn pruned(&self, revisions: u64) {
+        self.pruned.fetch_add(revisions, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Counts one request of the caller `user`.
@@ -80,6 +87,38 @@ impl Metrics {
         gauge("mc_cluster_sync_lag_seconds", "Delay between an event's arrival and its write.", &|_, s| {
             s.lag_seconds.unwrap_or(0.0)
         });
+        // The history's gauges: only for clusters it keeps (none when it is off).
+        let kept: Vec<(&str, crate::clusters::registry::HistoryTotals)> =
+            clusters.iter().filter_map(|(c, s)| Some((c.name(), s.history?))).collect();
+        if !kept.is_empty() {
+            let history: [(&str, &str, fn(&crate::clusters::registry::HistoryTotals) -> Option<f64>); 3] = [
+                ("mc_history_revisions", "Revisions the history keeps of the cluster's objects.", |h| {
+                    Some(h.revisions as f64)
+                }),
+                ("mc_history_bytes", "Stored bytes of the cluster's revisions.", |h| Some(h.bytes as f64)),
+                (
+                    "mc_history_oldest_seconds",
+                    "When the cluster's oldest revision was written (unix time).",
+                    |h| h.oldest_ms.map(|ms| ms as f64 / 1000.0),
+                ),
+            ];
+            for (name, help, value) in history {
+                let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+                for (cluster, h) in &kept {
+                    if let Some(v) = value(h) {
+                        let _ = writeln!(out, "{name}{{cluster=\"{cluster}\"}} {v}");
+                    }
+                }
+            }
+            let _ =
+                writeln!(out, "# HELP mc_history_pruned_total Revisions removed by the history's retention.");
+            let _ = writeln!(out, "# TYPE mc_history_pruned_total counter");
+            let _ = writeln!(
+                out,
+                "mc_history_pruned_total {}",
+                self.pruned.load(std::sync::atomic::Ordering::Relaxed)
+            );
+        }
         let _ = writeln!(out, "# HELP mc_http_requests_total HTTP responses by route and status.");
         let _ = writeln!(out, "# TYPE mc_http_requests_total counter");
         for ((route, status), n) in self.requests.lock().unwrap_or_else(|e| e.into_inner()).iter() {
@@ -157,5 +196,38 @@ mod tests {
             assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line} in:\n{text}");
         }
         assert_eq!(text.lines().filter(|l| l.starts_with("mc_cluster_")).count(), 8 * 2, "{text}");
+        assert!(!text.contains("mc_history_"), "history off: no history metrics\n{text}");
+    }
+
+    #[test]
+    fn history_gauges_follow_the_clusters_history() {
+        let registry = Registry::new();
+        for name in ["c1", "c2"] {
+            registry.insert(Arc::new(Cluster::new(ClusterSpec::for_test(name))));
+        }
+        let totals = crate::clusters::registry::HistoryTotals {
+            revisions: 12,
+            bytes: 3400,
+            oldest_ms: Some(1_700_000_000_500),
+        };
+        registry.get("c1").unwrap().update(|s| s.history = Some(totals));
+        registry.get("c2").unwrap().update(|s| s.history = Some(Default::default()));
+        let metrics = Metrics::default();
+        metrics.pruned(7);
+        metrics.pruned(3);
+        let text = metrics.render(&registry);
+        for line in [
+            "# TYPE mc_history_revisions gauge",
+            "mc_history_revisions{cluster=\"c1\"} 12",
+            "mc_history_revisions{cluster=\"c2\"} 0",
+            "mc_history_bytes{cluster=\"c1\"} 3400",
+            "mc_history_oldest_seconds{cluster=\"c1\"} 1700000000.5",
+            "# TYPE mc_history_pruned_total counter",
+            "mc_history_pruned_total 10",
+        ] {
+            assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line} in:\n{text}");
+        }
+        // No oldest time for a cluster without revisions.
+        assert!(!text.contains("mc_history_oldest_seconds{cluster=\"c2\"}"), "{text}");
     }
 }

@@ -77,6 +77,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
     // store (see `sync::replica_feed`).
     let watch_all = settings.max_clusters_per_replica.is_none() || !sharded;
     let store = if watch_all { store } else { store.record_changes(&identity) };
+    let store = match &settings.history {
+        Some(history) => store.record_history(history.rules.clone()),
+        None => store,
+    };
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
     if !watch_all {
@@ -104,6 +108,15 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         spawn_cluster(sync.clone(), cluster);
     }
     tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
+    let metrics = Arc::new(Metrics::default());
+    if let Some(history) = &settings.history {
+        tokio::spawn(crate::retention::run(
+            store.clone(),
+            registry.clone(),
+            metrics.clone(),
+            history.prune.clone(),
+        ));
+    }
     let (leading, mut leading_rx) = tokio::sync::watch::channel(false);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let sharder = match (&sync.shards, &master) {
@@ -167,7 +180,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         registry: registry.clone(),
         store,
         auth: Arc::new(auth),
-        metrics: Arc::new(Metrics::default()),
+        metrics,
         sync,
         membership,
         queries: Arc::new(tokio::sync::Semaphore::new(crate::http::MAX_CONCURRENT_QUERIES)),

@@ -227,6 +227,16 @@ pub struct ClusterInfo {
     /// brings a change, or runs for 20 s without failing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unwatched_types: Vec<TypeFault>,
+    /// Revisions the history keeps of the cluster's objects (absent when history is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_revisions: Option<u64>,
+    /// Stored bytes of those revisions' objects (absent when history is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_bytes: Option<u64>,
+    /// When the oldest revision kept was written, RFC 3339 (absent when history is off or
+    /// holds no revision of the cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_oldest: Option<String>,
 }
 
 /// A resource type of a cluster whose list or whose watch keeps failing.
@@ -388,6 +398,9 @@ mod tests {
             synced_by: None,
             unlisted_types: Vec::new(),
             unwatched_types: Vec::new(),
+            history_revisions: None,
+            history_bytes: None,
+            history_oldest: None,
         };
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(
@@ -403,6 +416,17 @@ mod tests {
         assert_eq!(
             info.staleness_warning().as_deref(),
             Some("cluster tencent1 is NotReady since 2026-11-24T01:02:03Z: its objects may be stale")
+        );
+        let kept = ClusterInfo {
+            history_revisions: Some(10),
+            history_bytes: Some(2048),
+            history_oldest: Some("2026-11-20T00:00:00Z".into()),
+            ..info.clone()
+        };
+        let value = serde_json::to_value(&kept).unwrap();
+        assert_eq!(
+            (&value["historyRevisions"], &value["historyBytes"], &value["historyOldest"]),
+            (&json!(10), &json!(2048), &json!("2026-11-20T00:00:00Z"))
         );
         let synced = ClusterInfo { status: ClusterStatus::Synced, ..info };
         assert_eq!(synced.staleness_warning(), None);

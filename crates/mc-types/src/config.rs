@@ -220,6 +220,9 @@ pub struct ServerConfig {
     /// How callers other than static tokens are identified.
     #[serde(default)]
     pub authentication: AuthenticationSection,
+    /// What is kept of past changes, and for how long.
+    #[serde(default)]
+    pub history: HistorySection,
 }
 
 /// Authentication settings.
@@ -753,6 +756,169 @@ fn default_true() -> bool {
     true
 }
 
+/// What the history store keeps: every change of the synced objects, as revisions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistorySection {
+    /// Keep revisions; true by default. `false`: no revision is written.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// How long a superseded revision is kept (`30m`, `24h`, `7d`); `7d` by default. The newest
+    /// revision of a live object is kept however old.
+    #[serde(default = "default_history_max_age")]
+    pub max_age: String,
+    /// Most bytes of stored objects kept in all (`10Gi`, `500Mi`, `2G`, or bytes); unset: no
+    /// limit. Beyond it the oldest superseded revisions go first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<String>,
+    /// Only these types (`plural` or `plural.group`, as `sync.excludeResources`); empty: every
+    /// synced type.
+    #[serde(default)]
+    pub include_types: Vec<String>,
+    /// Never these types; `[leases.coordination.k8s.io]` by default (heartbeats: pure churn).
+    #[serde(default = "default_history_excluded")]
+    pub exclude_types: Vec<String>,
+    /// Events (`events` and `events.events.k8s.io`), kept on their own terms.
+    #[serde(default)]
+    pub events: HistoryEventsSection,
+}
+
+/// How long Events are kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEventsSection {
+    /// How long an Event's superseded revisions, and a deleted Event, are kept; `24h` by
+    /// default: Kubernetes expires Events after 1 h, and they change more than any other type.
+    #[serde(default = "default_events_max_age")]
+    pub max_age: String,
+}
+
+impl Default for HistoryEventsSection {
+    fn default() -> Self {
+        Self { max_age: default_events_max_age() }
+    }
+}
+
+impl Default for HistorySection {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_age: default_history_max_age(),
+            max_bytes: None,
+            include_types: Vec::new(),
+            exclude_types: default_history_excluded(),
+            events: HistoryEventsSection::default(),
+        }
+    }
+}
+
+fn default_history_max_age() -> String {
+    "7d".into()
+}
+
+fn default_events_max_age() -> String {
+    "24h".into()
+}
+
+fn default_history_excluded() -> Vec<String> {
+    vec!["leases.coordination.k8s.io".into()]
+}
+
+impl HistorySection {
+    /// `maxAge` as a duration.
+    pub fn max_age(&self) -> std::result::Result<std::time::Duration, String> {
+        parse_age(&self.max_age).map_err(|e| format!("history.maxAge: {e}"))
+    }
+
+    /// `events.maxAge` as a duration.
+    pub fn events_max_age(&self) -> std::result::Result<std::time::Duration, String> {
+        parse_age(&self.events.max_age).map_err(|e| format!("history.events.maxAge: {e}"))
+    }
+
+    /// `maxBytes` in bytes; `None` when unset.
+    pub fn max_bytes(&self) -> std::result::Result<Option<u64>, String> {
+        self.max_bytes
+            .as_deref()
+            .map(|q| parse_bytes(q).map_err(|e| format!("history.maxBytes: {e}")))
+            .transpose()
+    }
+
+    /// What is wrong with the section, if anything.
+    pub fn problem(&self) -> Option<String> {
+        if let Err(e) = self.max_age().and(self.events_max_age()).and(self.max_bytes()) {
+            return Some(e);
+        }
+        for (key, names) in [("includeTypes", &self.include_types), ("excludeTypes", &self.exclude_types)] {
+            if let Some(bad) = names.iter().find(|n| !is_type_name(n)) {
+                return Some(format!(
+                    "history.{key}: {bad:?} is not a type name; write `plural` or `plural.group` (e.g. leases.coordination.k8s.io)"
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// `plural` or `plural.group`: lowercase DNS characters, no slash.
+fn is_type_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+}
+
+/// A Kubernetes-style duration: a number and a unit (`s`, `m`, `h`, `d`), or several of them
+/// (`1h30m`); more than zero.
+pub fn parse_age(text: &str) -> std::result::Result<std::time::Duration, String> {
+    let bad = || format!("{text:?} is not a duration; write e.g. 30m, 24h or 7d");
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut seconds: u64 = 0;
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let number: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        let unit = rest[digits..].chars().next().ok_or_else(bad)?;
+        let scale = match unit {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(bad()),
+        };
+        seconds = number.checked_mul(scale).and_then(|s| s.checked_add(seconds)).ok_or_else(bad)?;
+        rest = &rest[digits + 1..];
+    }
+    if seconds == 0 {
+        return Err(format!("{text:?} is zero; write a positive duration"));
+    }
+    Ok(std::time::Duration::from_secs(seconds))
+}
+
+/// A Kubernetes-style quantity of bytes: a number with an optional suffix (`Ki`, `Mi`, `Gi`,
+/// `Ti` powers of 1024; `k`/`K`, `M`, `G`, `T` powers of 1000).
+pub fn parse_bytes(text: &str) -> std::result::Result<u64, String> {
+    let bad = || format!("{text:?} is not a size; write e.g. 10Gi or 500Mi");
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let number: u64 = t[..digits].parse().map_err(|_| bad())?;
+    let scale: u64 = match &t[digits..] {
+        "" => 1,
+        "k" | "K" => 1000,
+        "M" => 1000_u64.pow(2),
+        "G" => 1000_u64.pow(3),
+        "T" => 1000_u64.pow(4),
+        "Ki" => 1 << 10,
+        "Mi" => 1 << 20,
+        "Gi" => 1 << 30,
+        "Ti" => 1 << 40,
+        _ => return Err(bad()),
+    };
+    number.checked_mul(scale).ok_or_else(bad)
+}
+
 impl ServerConfig {
     /// Reads, validates and normalises a config file: the master is flagged, `configPath` is
     /// absolute, an empty `storage.url` is `None`.
@@ -779,6 +945,9 @@ impl ServerConfig {
     /// with `roles` authorization, an `authentication.oidc` issuer over https.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
+        if let Some(problem) = self.history.problem() {
+            return Err(invalid(problem));
+        }
         if self.clusters.is_empty() {
             return Err(invalid("no clusters configured: add at least one under `clusters:`".into()));
         }
@@ -1248,6 +1417,53 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(config.sync.exclude_groups, ["example.com"]);
         assert_eq!(config.sync.exclude_resources, ["leases"]);
         assert!(!config.sync.redact_secrets);
+    }
+
+    #[test]
+    fn history_defaults_and_settings() {
+        let config = load_str("clusters: [{metadata: {clusterName: a}}]\n").unwrap();
+        let h = &config.history;
+        assert!(h.enabled);
+        assert_eq!(h.max_age().unwrap().as_secs(), 7 * 86_400);
+        assert_eq!(h.events_max_age().unwrap().as_secs(), 86_400);
+        assert_eq!(h.max_bytes().unwrap(), None);
+        assert_eq!(h.exclude_types, ["leases.coordination.k8s.io"]);
+        let text = "clusters: [{metadata: {clusterName: a}}]\nhistory:\n  enabled: false\n  maxAge: 1h30m\n  maxBytes: 10Gi\n  includeTypes: [deployments.apps, pods]\n  excludeTypes: []\n  events: {maxAge: 2d}\n";
+        let h = load_str(text).unwrap().history;
+        assert!(!h.enabled);
+        assert_eq!(h.max_age().unwrap().as_secs(), 5400);
+        assert_eq!(h.events_max_age().unwrap().as_secs(), 2 * 86_400);
+        assert_eq!(h.max_bytes().unwrap(), Some(10 << 30));
+        assert_eq!(h.include_types, ["deployments.apps", "pods"]);
+        assert!(h.exclude_types.is_empty());
+    }
+
+    #[test]
+    fn bad_history_settings_are_one_line_errors() {
+        for (section, want) in [
+            ("{maxAge: 7 days}", "history.maxAge: \"7 days\" is not a duration"),
+            ("{maxAge: 0d}", "history.maxAge: \"0d\" is zero"),
+            ("{maxAge: \"\"}", "history.maxAge"),
+            ("{events: {maxAge: 1w}}", "history.events.maxAge: \"1w\" is not a duration"),
+            ("{maxBytes: 10GB}", "history.maxBytes: \"10GB\" is not a size"),
+            ("{maxBytes: 99999999999999999999}", "history.maxBytes"),
+            (
+                "{excludeTypes: [apps/v1/deployments]}",
+                "history.excludeTypes: \"apps/v1/deployments\" is not a type name",
+            ),
+            ("{includeTypes: [\"\"]}", "history.includeTypes"),
+        ] {
+            let text = format!("clusters: [{{metadata: {{clusterName: a}}}}]\nhistory: {section}\n");
+            let line = error_line(&text);
+            assert!(line.contains(want), "{section}: {line}");
+            assert!(!line.contains('\n'), "{line}");
+        }
+        assert_eq!(parse_bytes("500Mi"), Ok(500 << 20));
+        assert_eq!(parse_bytes("2G"), Ok(2_000_000_000));
+        assert_eq!(parse_bytes("123"), Ok(123));
+        assert_eq!(parse_age("90s").map(|d| d.as_secs()), Ok(90));
+        assert!(parse_age("5").is_err());
+        assert!(parse_age("m").is_err());
     }
 
     #[test]

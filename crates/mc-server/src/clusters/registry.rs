@@ -12,9 +12,23 @@ use tokio::task::AbortHandle;
 
 use super::ClusterSpec;
 
+/// What the history keeps of one cluster (see `crate::retention`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HistoryTotals {
+    /// Revisions.
+    pub revisions: u64,
+    /// Stored bytes of their objects.
+    pub bytes: u64,
+    /// When the oldest was written (unix ms).
+    pub oldest_ms: Option<i64>,
+}
+
 /// Live state of one cluster, as `/v1/clusters` shows it.
 #[derive(Clone, Debug, Default)]
 pub struct ClusterState {
+    /// What the history keeps of the cluster (refreshed periodically; `None` when history is
+    /// off).
+    pub history: Option<HistoryTotals>,
     /// Reachable and synced (or syncing).
     pub ready: bool,
     /// At least one connection attempt has finished (either way).
@@ -290,6 +304,9 @@ impl Cluster {
                     Some(r) => {
                         info = ClusterInfo {
                             objects: info.objects,
+                            history_revisions: info.history_revisions,
+                            history_bytes: info.history_bytes,
+                            history_oldest: info.history_oldest.clone(),
                             host: info.host,
                             is_master: info.is_master,
                             name: info.name,
@@ -368,6 +385,13 @@ impl Cluster {
             synced_by: me,
             unlisted_types: s.unlisted.iter().map(|(gvr, u)| u.shown(gvr)).collect(),
             unwatched_types: s.unwatched.iter().map(|(gvr, u)| u.shown(gvr)).collect(),
+            history_revisions: s.history.map(|h| h.revisions),
+            history_bytes: s.history.map(|h| h.bytes),
+            history_oldest: s
+                .history
+                .and_then(|h| h.oldest_ms)
+                .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+                .map(|t| t.to_string()),
         }
     }
 

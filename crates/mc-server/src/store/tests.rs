@@ -376,15 +376,15 @@ async fn a_watch_batch_of_upserts_of_several_clusters_is_one_kept_text() {
     // 3 objects in 4 upserts: the last of `a` in the place of its first.
     let one = [up("u1", &[]), other("b"), other("c"), up("u1", &[("x", "y")])];
     let (a, b) = (
-        s.one_text(&spread).unwrap().unwrap(),
-        s.one_text(&[Batch::new("c1", &one, Expect::Any)]).unwrap().unwrap(),
+        s.one_text(&spread, Vec::new).unwrap().unwrap(),
+        s.one_text(&[Batch::new("c1", &one, Expect::Any)], Vec::new).unwrap().unwrap(),
     );
     assert_eq!(a.text.sql, b.text.sql, "the text depends on the number of objects only");
     assert!(a.text.reuse && a.text.persistent(), "kept prepared");
     let many: Vec<Change> = (0..=KEPT_TEXTS_UP_TO)
         .map(|i| Change::Upsert(object(&pods(), Some("ns"), &format!("o{i}"), &format!("o{i}"), &[])))
         .collect();
-    assert!(!s.one_text(&[Batch::new("c1", &many, Expect::Any)]).unwrap().unwrap().text.reuse);
+    assert!(!s.one_text(&[Batch::new("c1", &many, Expect::Any)], Vec::new).unwrap().unwrap().text.reuse);
 
     s.apply(&spread).await.unwrap();
     // Written again, c1's labels changed and c3's gone: the others' stay.
@@ -442,7 +442,7 @@ async fn a_watch_batch_with_deletions_is_written_in_order() {
         up("e", "e1", &[("new", "1")]),
         delete("e", "e1"),
     ];
-    let one = s.one_text(&[Batch::new("c1", &batch, Expect::Any)]).unwrap().expect("one text");
+    let one = s.one_text(&[Batch::new("c1", &batch, Expect::Any)], Vec::new).unwrap().expect("one text");
     assert!(!one.upserts_only);
     s.apply_batch("c1", batch).await.unwrap();
     let page = s.query(&Query::default()).await.unwrap();
@@ -477,7 +477,7 @@ async fn a_watch_batch_that_fails_half_way_leaves_nothing_and_no_transaction_ope
     // The upsert runs, then the label rows' delete finds no table.
     rename("resource_labels", "labels_away").await;
     let batch = vec![up("a", "2"), up("b", "2")];
-    assert!(s.one_text(&[Batch::new("c1", &batch, Expect::Any)]).unwrap().is_some());
+    assert!(s.one_text(&[Batch::new("c1", &batch, Expect::Any)], Vec::new).unwrap().is_some());
     let err = s.apply_batch("c1", batch.clone()).await.unwrap_err();
     assert!(err.to_string().contains("resource_labels"), "{err}");
     rename("labels_away", "resource_labels").await;

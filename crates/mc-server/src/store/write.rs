@@ -354,7 +354,17 @@ impl Store {
         if batches.iter().all(|b| b.changes.is_empty()) {
             return Ok(());
         }
-        if let Some(text) = self.one_text(batches)? {
+        let revisions = || match self.history.as_deref() {
+            Some(rules) => {
+                let mut revisions = Recorder::new(history::now_ms());
+                for b in batches {
+                    history::record_upserts(rules, &mut revisions, b.cluster, b.changes, b.listed);
+                }
+                revisions.statements(self.dialect())
+            }
+            None => Vec::new(),
+        };
+        if let Some(text) = self.one_text(batches, revisions)? {
             return self.write_one_text(text).await;
         }
         let deletes = batches.iter().any(|b| b.changes.iter().any(|c| matches!(c, Change::Delete { .. })));

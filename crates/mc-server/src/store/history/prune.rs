@@ -38,7 +38,7 @@ impl Default for PruneRules {
 }
 
 /// What a prune removed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Pruned {
     /// Revisions removed.
     pub revisions: u64,
@@ -46,6 +46,8 @@ pub struct Pruned {
     pub bytes: u64,
     /// Steps taken (write transactions and reads).
     pub steps: u64,
+    /// The longest write transaction of a step (ms): how long the writer may have waited.
+    pub longest_write_ms: f64,
 }
 
 /// One revision a step read.
@@ -213,6 +215,7 @@ impl Store {
         let bytes: i64 = gone.iter().map(|c| c.bytes).sum();
         let horizon = gone.iter().filter(|c| !c.event).map(|c| c.horizon()).max();
         let events_horizon = gone.iter().filter(|c| c.event).map(|c| c.horizon()).max();
+        let started = std::time::Instant::now();
         let mut tx = self.begin(true).await?;
         let d = tx.dialect;
         let mut removed = 0;
@@ -230,6 +233,7 @@ impl Store {
             tx.execute(b.finish()).await?;
         }
         tx.commit().await?;
+        pruned.longest_write_ms = pruned.longest_write_ms.max(started.elapsed().as_secs_f64() * 1000.0);
         pruned.revisions += removed;
         pruned.bytes += u64::try_from(bytes).unwrap_or(0);
         Ok(())

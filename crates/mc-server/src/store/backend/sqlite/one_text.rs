@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use crate::store::dialect::Dialect;
-use crate::store::history::{Recorder, now_ms, record_upserts};
 use crate::store::resource_columns::{Prepared, RESOURCE_COLUMNS, RESOURCE_KEY, RESOURCE_UPDATED};
 use crate::store::sql::{self, push_resource_row};
 use crate::store::statement::{self, Builder, Stmt};
@@ -82,7 +81,8 @@ fn push_keys<'a>(b: &mut Builder, keys: impl Iterator<Item = (&'a str, &'a Store
 
 impl Store {
     /// SQLite: a watch batch of a few changes (and no change feed to record, nor, with history
-    /// kept, a deletion, whose revision reads the stored object first) as one text that
+    /// kept, a deletion, whose revision reads the stored object first; `revisions` are the
+    /// statements of the upserts' revisions) as one text that
     /// begins a transaction, writes the batch's deletions in order (their label rows go by the
     /// foreign key), then its upserts as [`apply_in`] does (see [`Pending`]) in one statement
     /// with their label rows ([`upsert_with_labels`]), and commits: one round trip to
@@ -90,7 +90,11 @@ impl Store {
     /// for `COMMIT`. `None` for any other batch, written by [`apply_in`]. The text of a batch of
     /// upserts only, of any clusters, depends only on how many objects it holds: it is kept
     /// prepared up to [`KEPT_TEXTS_UP_TO`] of them.
-    pub(in crate::store) fn one_text(&self, batches: &[Batch<'_>]) -> Result<Option<OneText>> {
+    pub(in crate::store) fn one_text(
+        &self,
+        batches: &[Batch<'_>],
+        revisions: impl FnOnce() -> Vec<Stmt>,
+    ) -> Result<Option<OneText>> {
         let Pool::Sqlite(pools) = &self.pool else { return Ok(None) };
         let changes: usize = batches.iter().map(|b| b.changes.len()).sum();
         let upserts_only = batches.iter().all(|b| b.changes.iter().all(|c| matches!(c, Change::Upsert(_))));
@@ -132,14 +136,9 @@ impl Store {
             let rows: Vec<(&str, &Prepared<'_>)> = objects.iter().map(|(c, p)| (*c, p)).collect();
             text = text.then(upsert_with_labels(&rows));
         }
-        if let Some(rules) = self.history.as_deref() {
-            let mut revisions = Recorder::new(now_ms());
-            for b in batches {
-                record_upserts(rules, &mut revisions, b.cluster, b.changes, b.listed);
-            }
-            for stmt in revisions.statements(&super::DIALECT) {
-                text = text.then(stmt);
-            }
+        // The upserts' revisions (see `store::history`), when it keeps them.
+        for stmt in revisions() {
+            text = text.then(stmt);
         }
         let mut text = text.then(statement::Builder::new(&super::DIALECT, "COMMIT").finish());
         text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;

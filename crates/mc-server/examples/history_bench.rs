@@ -1,0 +1,167 @@
+//! Benchmark helper for the history store (`scripts/bench.sh history`), without clusters:
+//! - a first sync of N ConfigMap-like objects (~1 KB, 10 namespaces of one cluster) written
+//!   through `Store::apply` in batches of 2,000 as new rows, with history off (`URL_OFF`) and on
+//!   (`URL_ON`): objects/s each, and the ratio;
+//! - watch batches of 10 modifications, off and on: changes/s each;
+//! - the history store filled to about R revisions (every object modified again, a round at a
+//!   time), then: one object's history and `state_at` of one namespace (N/10 objects) at a time
+//!   in the middle, p50/p99; and a prune that removes every superseded revision, in steps of
+//!   5,000: revisions removed, steps, mean and longest write transaction.
+//!
+//! `cargo run --release -p mc-server --example history_bench -- URL_OFF URL_ON [N] [R]`
+
+use std::time::{Duration, Instant};
+
+use mc_server::store::{Batch, Change, Expect, HistoryRules, Listed, PruneRules, Query, Store, StoredObject};
+use mc_types::Gvr;
+use serde_json::json;
+
+const CLUSTER: &str = "bench1";
+const NAMESPACES: usize = 10;
+const BATCH: usize = 2000;
+
+fn object(gvr: &Gvr, i: usize, version: usize) -> StoredObject {
+    let body = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": format!("cm-{i:07}"), "namespace": format!("ns-{}", i % NAMESPACES),
+            "uid": format!("{:08x}-0000-4000-8000-{:012x}", i, i * 7919), "resourceVersion": format!("{}", 1000 + version),
+            "creationTimestamp": "2026-11-20T10:00:00Z",
+            "labels": {"app": format!("app-{}", i % 50), "tier": "backend"}},
+        "data": {"config.yaml": format!("replicas: {}\nname: cm-{i}\nversion: {version}\n{}", i % 7, "padding: value\n".repeat(50))},
+    });
+    let mut o = StoredObject::from_json(gvr.clone(), "ConfigMap", body).unwrap_or_else(|e| panic!("{e}"));
+    o.created = version == 0;
+    o
+}
+
+/// Writes every object once at `version`, as a first list (`Expect::NewRows`) or a relist.
+async fn round(store: &Store, gvr: &Gvr, n: usize, version: usize, expect: Expect) -> anyhow::Result<f64> {
+    let listed = Listed(vec![(gvr.clone(), None)]);
+    let started = Instant::now();
+    for first in (0..n).step_by(BATCH) {
+        let batch: Vec<Change> =
+            (first..(first + BATCH).min(n)).map(|i| Change::Upsert(object(gvr, i, version))).collect();
+        store.apply(&[Batch::new(CLUSTER, &batch, expect).listed(&listed)]).await?;
+    }
+    Ok(n as f64 / started.elapsed().as_secs_f64())
+}
+
+/// `batches` watch batches of 10 modifications: changes/s.
+async fn watch(store: &Store, gvr: &Gvr, n: usize, batches: usize, version: usize) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    for b in 0..batches {
+        let batch: Vec<Change> =
+            (0..10).map(|k| Change::Upsert(object(gvr, (b * 10 + k) % n, version))).collect();
+        store.apply(&[Batch::new(CLUSTER, &batch, Expect::Any)]).await?;
+    }
+    Ok((batches * 10) as f64 / started.elapsed().as_secs_f64())
+}
+
+fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    let at = |p: f64| ms[((ms.len() as f64 * p).ceil() as usize).clamp(1, ms.len()) - 1];
+    ((at(0.5) * 100.0).round() / 100.0, (at(0.99) * 100.0).round() / 100.0)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, url_off, url_on, rest @ ..] = args.as_slice() else {
+        anyhow::bail!("usage: history_bench URL_OFF URL_ON [N objects] [R revisions]");
+    };
+    let n: usize = rest.first().map(|s| s.parse()).transpose()?.unwrap_or(100_000);
+    let r: usize = rest.get(1).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let gvr = Gvr::new("", "v1", "configmaps");
+    let off = Store::connect(url_off).await?;
+    let on = Store::connect(url_on).await?.record_history(HistoryRules::default());
+    let backend = off.backend().to_string();
+
+    let first_off = round(&off, &gvr, n, 0, Expect::NewRows).await?;
+    let first_on = round(&on, &gvr, n, 0, Expect::NewRows).await?;
+    let watch_off = watch(&off, &gvr, n, 1000, 1).await?;
+    let watch_on = watch(&on, &gvr, n, 1000, 1).await?;
+    off.close().await;
+
+    // Fill the history: whole rounds of modifications.
+    let mut version = 2;
+    let mut modify_rates = Vec::new();
+    loop {
+        let revisions: u64 = on.history_stats().await?.iter().map(|s| s.revisions).sum();
+        if revisions as usize >= r {
+            break;
+        }
+        modify_rates.push(round(&on, &gvr, n, version, Expect::Any).await?);
+        version += 1;
+    }
+    on.optimize().await?;
+    let stats = on.history_stats().await?;
+    let revisions: u64 = stats.iter().map(|s| s.revisions).sum();
+    let bytes: u64 = stats.iter().map(|s| s.bytes).sum();
+    let oldest = stats.iter().filter_map(|s| s.oldest_ms).min().unwrap_or(0);
+    let newest = on.newest_revision_ms(CLUSTER).await?.unwrap_or(oldest);
+    let mid_ms = oldest + (newest - oldest) / 2;
+
+    // Reads.
+    let mut one = Vec::new();
+    for k in 0..200 {
+        let i = (k * 7919) % n;
+        let q = Query {
+            gvr: Some(gvr.clone()),
+            cluster: Some(CLUSTER.into()),
+            namespace: Some(format!("ns-{}", i % NAMESPACES)),
+            name: Some(format!("cm-{i:07}")),
+            ..Query::default()
+        };
+        let started = Instant::now();
+        let h = on.history(&q, true, 1000).await?;
+        one.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(h.len() >= 2, "object {i} has {} revisions", h.len());
+    }
+    let mut state = Vec::new();
+    let mut state_objects = 0;
+    for k in 0..20 {
+        let q = Query {
+            gvr: Some(gvr.clone()),
+            cluster: Some(CLUSTER.into()),
+            namespace: Some(format!("ns-{}", k % NAMESPACES)),
+            ..Query::default()
+        };
+        let started = Instant::now();
+        state_objects = on.state_at(&q, mid_ms).await?.len();
+        state.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+
+    // Prune every superseded revision.
+    let rules = PruneRules { max_age_ms: 1, events_max_age_ms: 1, ..PruneRules::default() };
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let started = Instant::now();
+    let pruned = on.prune_history(&rules, None).await?;
+    let prune_seconds = started.elapsed().as_secs_f64();
+
+    let (one_p50, one_p99) = percentiles(one);
+    let (state_p50, state_p99) = percentiles(state);
+    let round1 = |x: f64| (x * 10.0).round() / 10.0;
+    println!(
+        "{}",
+        json!({
+            "benchmark": "history", "backend": backend, "objects": n,
+            "first_sync_objects_per_second_off": round1(first_off),
+            "first_sync_objects_per_second_on": round1(first_on),
+            "first_sync_on_off_ratio": (first_on / first_off * 100.0).round() / 100.0,
+            "watch_changes_per_second_off": round1(watch_off),
+            "watch_changes_per_second_on": round1(watch_on),
+            "watch_on_off_ratio": (watch_on / watch_off * 100.0).round() / 100.0,
+            "modify_rounds": modify_rates.len(),
+            "modify_objects_per_second_on": round1(modify_rates.iter().sum::<f64>() / modify_rates.len().max(1) as f64),
+            "revisions": revisions, "revision_bytes_mib": round1(bytes as f64 / 1048576.0),
+            "bytes_per_revision": round1(bytes as f64 / revisions.max(1) as f64),
+            "one_object_history_ms_p50": one_p50, "one_object_history_ms_p99": one_p99,
+            "state_at_objects": state_objects, "state_at_ms_p50": state_p50, "state_at_ms_p99": state_p99,
+            "pruned_revisions": pruned.revisions, "prune_steps": pruned.steps, "prune_seconds": round1(prune_seconds),
+            "prune_step_ms_mean": (prune_seconds * 1000.0 / pruned.steps.max(1) as f64 * 10.0).round() / 10.0,
+            "prune_longest_write_ms": round1(pruned.longest_write_ms),
+        })
+    );
+    on.close().await;
+    Ok(())
+}
