@@ -1,24 +1,29 @@
-//! `list <gvr>`: objects of one type in every cluster, as a table, JSON, YAML or names.
+//! `list <gvr>`: objects of one type (or several, or `all`) in every cluster, as a table, csv,
+//! tsv, JSON, YAML or names.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use mc_types::ResourceInfo;
 use mc_types::api::ListWithClusterItem;
 
+use super::list_table::{self, TableAsk};
+use super::listed::{Limit, Listed, Rows};
 use super::printing::{Format, Printing};
 use super::table_spec::table_spec;
 use crate::cli::ListArgs;
 use crate::client::{self, Client, ListQuery, RawListItem};
+use crate::created_since::Cutoff;
 use crate::go_server::{Listing, Resolver};
 use crate::print::sort::SortBy;
-use crate::print::{self, Ctx, View, not_found, table};
+use crate::print::{self, Ctx, View, not_found};
 
 /// Runs `list`. The type goes to the server as typed (explicit forms canonical); only a server
 /// without `/v1/resources` — the Go project's — gets it resolved here.
 pub async fn run(
     client: &Client,
-    resolver: Resolver,
+    resolver: impl Fn() -> Resolver,
     args: ListArgs,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
@@ -26,30 +31,20 @@ pub async fn run(
         return super::clusters::run(client, &args, out).await;
     }
     let printing = Printing::new(&args)?;
-    let query = query(&args);
+    if super::list_kinds::several(&args.resource) {
+        return super::list_kinds::run(client, &resolver, &args, &printing, out).await;
+    }
+    let query = query(&args, &args.resource);
     if args.watch {
         return super::watch::run(client, &args, &printing, &query, out).await;
     }
-    // A table is asked for as Table rows (types are resolved first); anything else, or a server
-    // that cannot answer them, lists objects (asking for types at the same time).
-    let (first, resources) = if let (Format::Table { wide }, None) = (&printing.format, &printing.sort_by) {
-        let resources = client.resources().await?;
-        if let Some(code) =
-            super::list_table::run(client, &args, resources.as_deref(), &printing.labels, *wide, out).await?
-        {
-            return Ok(code);
-        }
-        (client.list_pages(&query).await, Ok(resources))
-    } else {
-        tokio::join!(client.list_pages(&query), client.resources())
-    };
-    let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
-    listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
-    let mut raw = listing.items()?;
-    if raw.is_empty() {
+    let ctx = Kind { client, args: &args, printing: &printing, cutoff: cutoff(&args) };
+    let mut limit = Limit::new(args.limit);
+    let (mut listed, resources) = ctx.fetch(resolver(), &args.resource, None, &limit).await?;
+    if listed.is_empty() {
         // Like kubectl: a name that matches nothing is an error.
         if let Some(name) = args.name() {
-            let resource = not_found::resource_name(&args.resource, listing.resources.as_deref());
+            let resource = not_found::resource_name(&args.resource, resources.as_deref());
             eprintln!("{}", not_found::message(&resource, name));
             return Ok(ExitCode::FAILURE);
         }
@@ -60,65 +55,173 @@ pub async fn run(
             return Ok(ExitCode::SUCCESS);
         }
     }
-    if let Some(sort_by) = &printing.sort_by {
-        let mut keyed = raw
-            .into_iter()
-            .map(|item| Ok((sort_by.key(&print::into_annotated(parse(&item)?)), item)))
-            .collect::<Result<Vec<_>>>()?;
-        SortBy::sort(&mut keyed);
-        raw = keyed.into_iter().map(|(_, item)| item).collect();
+    limit.apply(&mut listed);
+    match listed {
+        Listed::Rows(rows) => write_rows(out, &printing, &args, &rows)?,
+        Listed::Objects(items) => write_objects(out, &printing, &args, &items, args.name().is_some())?,
     }
-    let parsed = || raw.iter().map(parse).collect::<Result<Vec<_>>>();
-    // Like kubectl: a named object found once prints as that object, not as a List.
-    let document = |items: &[ListWithClusterItem]| match items {
-        [one] if args.name().is_some() => print::with_cluster(one),
+    if let Some(note) = limit.note() {
+        eprintln!("{note}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `--created-since` cutoff, from now.
+pub(crate) fn cutoff(args: &ListArgs) -> Option<Cutoff> {
+    args.created_since.map(|c| c.cutoff(jiff::Timestamp::now()))
+}
+
+/// Writes printed columns in the layout of `-o`.
+pub(crate) fn write_rows(
+    out: &mut dyn Write,
+    printing: &Printing,
+    args: &ListArgs,
+    rows: &Rows,
+) -> Result<()> {
+    let headers = (!args.no_headers && !rows.headers.is_empty()).then_some(rows.headers.as_slice());
+    printing.layout().unwrap_or(super::printing::Layout::Aligned).write(out, headers, &rows.rows)?;
+    Ok(())
+}
+
+/// Writes objects as `-o json|yaml|name|jsonpath|custom-columns` asks; `named` (a NAME was
+/// given): one object found prints as that object, not as a List, as kubectl does.
+pub(crate) fn write_objects(
+    out: &mut dyn Write,
+    printing: &Printing,
+    args: &ListArgs,
+    items: &[ListWithClusterItem],
+    named: bool,
+) -> Result<()> {
+    let document = || match items {
+        [one] if named => print::with_cluster(one),
         _ => print::list_document(items),
     };
     match &printing.format {
-        Format::Json => print::write_json(out, &document(&parsed()?))?,
-        Format::Yaml => print::write_yaml(out, &document(&parsed()?))?,
-        Format::Name => print::write_names(out, &parsed()?, args.filters.clusters.len() == 1)?,
+        Format::Json => print::write_json(out, &document())?,
+        Format::Yaml => print::write_yaml(out, &document())?,
+        Format::Name => print::write_names(out, items, args.filters.clusters.len() == 1)?,
         // kubectl ends a template's output with nothing of its own.
-        Format::Template(template) => out.write_all(template.render(&document(&parsed()?)).as_bytes())?,
+        Format::Template(template) => out.write_all(template.render(&document()).as_bytes())?,
         Format::Columns(columns) => {
-            let rows = raw
-                .iter()
-                .map(|item| parse(item).map(|i| columns.row(&print::into_annotated(i))))
-                .collect::<Result<Vec<_>>>()?;
+            let rows: Vec<Vec<String>> =
+                items.iter().map(|i| columns.row(&print::into_annotated(i.clone()))).collect();
             let headers = (!args.no_headers).then(|| columns.headers());
-            table::write(out, headers.as_deref(), &rows)?;
+            print::table::write(out, headers.as_deref(), &rows)?;
         }
-        Format::Table { wide } => {
-            let wide = *wide;
-            let sample = raw.first().map(parse).transpose()?;
-            let spec = table_spec(
-                client,
-                &args.resource,
-                listing.resources.clone(),
-                sample.as_ref(),
-                View::of(wide),
-            )
-            .await;
-            let ctx = Ctx::now();
-            // One object parsed at a time: memory stays near the size of the response.
-            let rows = raw
-                .iter()
-                .map(|item| {
-                    let i = parse(item)?;
-                    let mut row = spec.row(&i.cluster_name, &i.object, &ctx, wide);
-                    row.extend(printing.labels.cells(&i.object));
-                    Ok(row)
-                })
-                .collect::<Result<Vec<_>>>()?;
-            let headers = (!args.no_headers).then(|| {
-                let mut headers = spec.headers(wide);
-                headers.extend(printing.labels.headers());
-                headers
-            });
-            table::write(out, headers.as_deref(), &rows)?;
-        }
+        // Printed columns are `Listed::Rows`.
+        Format::Table { .. } => {}
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// What listing one type needs.
+pub(crate) struct Kind<'a> {
+    pub(crate) client: &'a Client,
+    pub(crate) args: &'a ListArgs,
+    pub(crate) printing: &'a Printing,
+    pub(crate) cutoff: Option<Cutoff>,
+}
+
+impl Kind<'_> {
+    /// How many objects of a type to ask the server for: `--limit` (plus one) only when the
+    /// server's order and set are the printed ones, else all (cut here).
+    fn server_limit(&self, limit: &Limit) -> Option<u64> {
+        if self.printing.sort_by.is_some() || self.cutoff.is_some() { None } else { limit.ask() }
+    }
+
+    /// One type's answer, sorted and filtered, with the discovery data it was resolved with.
+    /// `resources`: the server's discovery data when already asked for.
+    pub(crate) async fn fetch(
+        &self,
+        resolver: Resolver,
+        kind: &str,
+        resources: Option<Option<Vec<ResourceInfo>>>,
+        limit: &Limit,
+    ) -> Result<(Listed, Option<Vec<ResourceInfo>>)> {
+        let (client, args, printing) = (self.client, self.args, self.printing);
+        let server_limit = self.server_limit(limit);
+        let mut query = query(args, kind);
+        query.limit = server_limit;
+        // Printed columns come as Table rows (types are resolved first); anything else, or a
+        // server that cannot answer them, lists objects (asking for types at the same time).
+        let path_sort = printing.sort_by.as_ref().and_then(SortBy::path).is_some();
+        let (first, resources) = match (&printing.format, resources) {
+            (Format::Table { wide, .. }, resources) if !path_sort => {
+                let resources = match resources {
+                    Some(known) => known,
+                    None => client.resources().await?,
+                };
+                let ask = TableAsk {
+                    args,
+                    kind,
+                    labels: &printing.labels,
+                    wide: *wide,
+                    cutoff: self.cutoff,
+                    limit: server_limit,
+                };
+                if let Some(mut rows) = list_table::rows(client, &ask, resources.as_deref()).await? {
+                    sort_rows(printing, &mut rows)?;
+                    return Ok((Listed::Rows(rows), resources));
+                }
+                (client.list_pages(&query).await, Ok(resources))
+            }
+            (_, Some(known)) => (client.list_pages(&query).await, Ok(known)),
+            (_, None) => tokio::join!(client.list_pages(&query), client.resources()),
+        };
+        let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
+        listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
+        let mut raw = listing.items()?;
+        if let Some(cutoff) = self.cutoff {
+            let mut kept = Vec::with_capacity(raw.len());
+            for item in raw {
+                if cutoff.admits(&parse(&item)?.object) {
+                    kept.push(item);
+                }
+            }
+            raw = kept;
+        }
+        if let Some(sort_by) = printing.sort_by.as_ref().filter(|s| s.path().is_some()) {
+            let mut keyed = raw
+                .into_iter()
+                .map(|item| Ok((sort_by.key(&print::into_annotated(parse(&item)?)), item)))
+                .collect::<Result<Vec<_>>>()?;
+            SortBy::sort(&mut keyed);
+            raw = keyed.into_iter().map(|(_, item)| item).collect();
+        }
+        let Format::Table { wide, .. } = printing.format else {
+            let items = raw.iter().map(parse).collect::<Result<Vec<_>>>()?;
+            return Ok((Listed::Objects(items), listing.resources));
+        };
+        if raw.is_empty() {
+            return Ok((Listed::Rows(Rows::default()), listing.resources));
+        }
+        let sample = raw.first().map(parse).transpose()?;
+        let spec = table_spec(client, kind, listing.resources.clone(), sample.as_ref(), View::of(wide)).await;
+        let ctx = Ctx::now();
+        // One object parsed at a time: memory stays near the size of the response.
+        let rows = raw
+            .iter()
+            .map(|item| {
+                let i = parse(item)?;
+                let mut row = spec.row(&i.cluster_name, &i.object, &ctx, wide);
+                row.extend(printing.labels.cells(&i.object));
+                Ok(row)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut headers = spec.headers(wide);
+        headers.extend(printing.labels.headers());
+        let mut rows = Rows { headers, rows };
+        sort_rows(printing, &mut rows)?;
+        Ok((Listed::Rows(rows), listing.resources))
+    }
+}
+
+/// `--sort-by COLUMN` on printed rows.
+fn sort_rows(printing: &Printing, rows: &mut Rows) -> Result<()> {
+    if let Some(sort_by) = &printing.sort_by {
+        sort_by.sort_rows(&rows.headers, &mut rows.rows)?;
+    }
+    Ok(())
 }
 
 /// An item with its object parsed.
@@ -127,10 +230,10 @@ pub(crate) fn parse(item: &RawListItem<'_>) -> Result<ListWithClusterItem> {
     Ok(ListWithClusterItem { cluster_name: item.cluster_name.clone().into_owned(), object })
 }
 
-/// The server query for `list` arguments.
-pub fn query(args: &ListArgs) -> ListQuery {
+/// The server query for `list` arguments, of the type `kind` as typed.
+pub fn query(args: &ListArgs, kind: &str) -> ListQuery {
     ListQuery {
-        gvr: client::canonical_gvr(&args.resource).into_owned(),
+        gvr: client::canonical_gvr(kind).into_owned(),
         // One cluster per request: the others are asked by `Listing::add_clusters`.
         cluster: args.filters.clusters.first().cloned(),
         namespace: args.filters.namespace.clone(),

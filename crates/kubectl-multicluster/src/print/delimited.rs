@@ -21,7 +21,12 @@ pub enum Delimited {
 
 impl Delimited {
     /// Writes the header (when given) and the rows, one record each.
-    pub fn write(self, out: &mut dyn Write, headers: Option<&[String]>, rows: &[Vec<String>]) -> io::Result<()> {
+    pub fn write(
+        self,
+        out: &mut dyn Write,
+        headers: Option<&[String]>,
+        rows: &[Vec<String>],
+    ) -> io::Result<()> {
         if let Some(headers) = headers {
             self.write_record(out, headers)?;
         }
