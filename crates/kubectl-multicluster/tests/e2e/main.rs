@@ -15,6 +15,7 @@ mod ports;
 
 mod apply;
 mod errors;
+mod find;
 mod join;
 mod kubeconfig;
 mod list;
