@@ -39,7 +39,8 @@ pub fn router() -> Router<AppState> {
 /// Query parameters, parsed and checked.
 #[derive(Debug, Default)]
 pub struct ListRequest {
-    gvr: Option<String>,
+    /// The types asked for: `gvr` repeated, or one `gvr` of several separated by commas.
+    gvrs: Vec<String>,
     cluster: Option<String>,
     namespace: Option<String>,
     name: Option<String>,
@@ -62,7 +63,7 @@ impl ListRequest {
             params::check_len(&k, &v)?;
             let non_empty = |v: String| (!v.is_empty()).then_some(v);
             match k.as_str() {
-                "gvr" => r.gvr = non_empty(v),
+                "gvr" => r.gvrs.extend(v.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())),
                 "cluster" | "clusterName" => r.cluster = non_empty(v),
                 "namespace" => r.namespace = non_empty(v),
                 "name" => r.name = non_empty(v),
@@ -105,10 +106,41 @@ impl ListRequest {
         Ok(r)
     }
 
+    /// Whether several types are asked for ([`super::list_types`] answers).
+    pub fn several(&self) -> bool {
+        self.gvrs.len() > 1
+    }
+
+    /// The types asked for, as given.
+    pub fn types(&self) -> &[String] {
+        &self.gvrs
+    }
+
+    /// Whether the Go project's newest-first order is asked for.
+    pub fn newest_first(&self) -> bool {
+        self.order == Order::Newest
+    }
+
     /// Resolves names and selectors against the registry's discovery data: the query, and the
-    /// type it reads.
+    /// type it reads (the first one asked for).
     pub fn to_query(&self, state: &AppState) -> ApiResult<(StoreQuery, ResourceInfo)> {
-        let info = resolve_type(state, self.gvr.as_deref())?;
+        self.to_query_of(state, self.gvrs.first().map(String::as_str))
+    }
+
+    /// [`ListRequest::to_query`] of the type `gvr`, without its continue token (a request of
+    /// several types continues one of them; see [`super::list_types`]).
+    pub fn to_query_of(&self, state: &AppState, gvr: Option<&str>) -> ApiResult<(StoreQuery, ResourceInfo)> {
+        let (query, info) = self.query_without_token(state, gvr)?;
+        self.continued(state, query, info)
+    }
+
+    /// The query of `gvr` from the start.
+    pub fn query_without_token(
+        &self,
+        state: &AppState,
+        gvr: Option<&str>,
+    ) -> ApiResult<(StoreQuery, ResourceInfo)> {
+        let info = resolve_type(state, gvr)?;
         if let Some(ns) = &self.namespace {
             params::namespace(ns)?;
         }
@@ -168,7 +200,7 @@ impl ListRequest {
                 "continue works only in the default order (order=name); order=newest answers one page",
             ));
         }
-        let mut query = StoreQuery {
+        let query = StoreQuery {
             gvr: Some(info.gvr()),
             cluster: self.cluster.clone(),
             namespace: self.namespace.clone(),
@@ -180,6 +212,20 @@ impl ListRequest {
             order: self.order,
             allowed: None,
         };
+        Ok((query, info))
+    }
+
+    /// The continue token given, if any.
+    pub fn continue_token(&self) -> Option<&str> {
+        self.continue_token.as_deref()
+    }
+
+    fn continued(
+        &self,
+        state: &AppState,
+        mut query: StoreQuery,
+        info: ResourceInfo,
+    ) -> ApiResult<(StoreQuery, ResourceInfo)> {
         if let Some(token) = &self.continue_token {
             query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
         }
@@ -215,6 +261,9 @@ async fn run(
     write: streamed::WriteItem,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
+    if request.several() {
+        return super::list_types::run(state, caller, &request, write).await;
+    }
     let (mut query, info) = request.to_query(state)?;
     let verb = if request.watch { "watch" } else { "list" };
     let denied = super::rights::restrict(state, caller, verb, &info, &mut query).await?;
@@ -254,7 +303,7 @@ async fn answer(
 }
 
 /// One page as a JSON array, with its continue token.
-fn page_response(
+pub(super) fn page_response(
     state: &AppState,
     query: &StoreQuery,
     page: crate::store::Page,
