@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 use mc_types::gvr::GvrError;
 use mc_types::{ResourceCatalog, ResourceInfo};
 
-use super::list::{Kind, cutoff, write_objects, write_rows};
+use super::list_kind::{Kind, cutoff, write_objects, write_rows};
 use super::listed::{Limit, Listed};
 use super::printing::{Format, Printing};
 use crate::cli::ListArgs;

@@ -2,7 +2,7 @@
 //! shared printer registry, CRD printer columns), so only text crosses the wire and 10,000 pods
 //! print fast. Used for tables, csv and tsv without a JSONPath `--sort-by`; anything else, and a
 //! server without the Kubernetes API (the Go project's), goes through the object path in
-//! [`super::list`].
+//! `super::list_kind`.
 
 use anyhow::Result;
 use mc_types::{ResourceCatalog, ResourceInfo};

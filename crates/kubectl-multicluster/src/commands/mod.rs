@@ -12,6 +12,7 @@ pub mod describe;
 pub mod join;
 pub mod kubeconfig;
 pub mod list;
+pub mod list_kind;
 pub mod list_kinds;
 pub mod list_table;
 pub mod listed;

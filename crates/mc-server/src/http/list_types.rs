@@ -1,5 +1,5 @@
 //! `/v1/list` and `/v1/list_with_cluster` of several types in one request: `gvr=a,b` or
-//! `gvr=a&gvr=b` (a request of one type is answered as it always was, by [`super::list`]).
+//! `gvr=a&gvr=b` (a request of one type is answered as it always was, by `super::list`).
 //!
 //! The answer holds each type's objects in the order the types are given, each type in the
 //! stable order (cluster, namespace, name); a type named twice is listed once. Every type is
@@ -14,7 +14,8 @@ use axum::response::Response;
 use mc_types::ResourceInfo;
 use serde_json::Value;
 
-use super::list::{ListRequest, page_response};
+use super::list_request::ListRequest;
+use super::streamed::page_response;
 use super::warnings::{add_warnings, answer_warnings};
 use super::{ApiError, ApiResult, AppState, params, streamed};
 use crate::identity::Caller;

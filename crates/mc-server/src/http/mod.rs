@@ -14,6 +14,7 @@ pub mod health;
 pub mod join;
 pub mod kube;
 pub mod list;
+pub mod list_request;
 pub mod list_types;
 pub mod openapi;
 pub mod params;
