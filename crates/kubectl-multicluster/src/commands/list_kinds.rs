@@ -64,6 +64,24 @@ pub fn resolve(resource: &str, catalog: &ResourceCatalog) -> Result<Vec<Resource
     Ok(types)
 }
 
+/// The requests of several types, each with its type: one per type, or — objects from our
+/// server, which takes several types in one request (`gvr=a,b`), when neither a NAME nor
+/// `--sort-by` asks for each type's answer on its own — one for all, its objects in the order of
+/// the types.
+fn requests<'a>(
+    types: &'a [ResourceInfo],
+    ours: bool,
+    args: &ListArgs,
+    printing: &Printing,
+) -> Vec<(String, Option<&'a ResourceInfo>)> {
+    let objects = !matches!(printing.format, Format::Table { .. });
+    if ours && objects && args.name().is_none() && printing.sort_by.is_none() {
+        let all: Vec<String> = types.iter().map(|t| t.gvr().to_string()).collect();
+        return vec![(all.join(","), None)];
+    }
+    types.iter().map(|t| (t.gvr().to_string(), Some(t))).collect()
+}
+
 /// Runs `list` of several types.
 pub async fn run(
     client: &Client,
@@ -87,14 +105,13 @@ pub async fn run(
     let mut code = ExitCode::SUCCESS;
     let mut objects = Vec::new();
     let mut printed_tables = 0;
-    for info in &types {
+    for (gvr, info) in requests(&types, resources.is_some(), args, printing) {
         if limit.cut {
             break;
         }
-        let gvr = info.gvr().to_string();
         let (mut listed, _) = kind.fetch(resolver(), &gvr, Some(resources.clone()), &limit).await?;
         if listed.is_empty() {
-            if let Some(name) = args.name() {
+            if let (Some(name), Some(info)) = (args.name(), info) {
                 let resource = not_found::resource_name(&gvr, Some(std::slice::from_ref(info)));
                 eprintln!("{}", not_found::message(&resource, name));
                 code = ExitCode::FAILURE;
@@ -104,6 +121,7 @@ pub async fn run(
         limit.apply(&mut listed);
         match listed {
             Listed::Rows(mut rows) => {
+                let Some(info) = info else { continue };
                 if printed_tables > 0 {
                     writeln!(out)?;
                 }

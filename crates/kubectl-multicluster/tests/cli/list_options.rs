@@ -282,11 +282,18 @@ tencent2   configmap/multiclusterresource-configmap   default       3
 tencent2   configmap/kube-root-ca.crt                 kube-system   2
 "
     );
-    // One List of every object for -o json.
-    let list: serde_json::Value = serde_json::from_str(&ok(&["list", "cm,po", "-o", "json"])).unwrap();
+    // One List of every object for -o json, asked for in one request of both types.
+    let (server, out) = run(&["list", "cm,po", "-o", "json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let kinds: Vec<&str> =
         list["items"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, [vec!["ConfigMap"; 3], vec!["Pod"; 6]].concat());
+    let lists: Vec<String> =
+        server.requests().into_iter().filter(|r| r.starts_with("GET /v1/list_with_cluster")).collect();
+    assert!(
+        !lists.is_empty() && lists.iter().all(|r| r.contains("gvr=v1%2Fconfigmaps%2Cv1%2Fpods&")),
+        "{lists:?}"
+    );
     // A name missing in some types: kubectl's NotFound for each, exit 1.
     let (_server, out) = run(&["list", "deploy,cm", "empty"]);
     assert_eq!(out.status.code(), Some(1));
