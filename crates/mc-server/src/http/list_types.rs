@@ -5,12 +5,14 @@
 //! stable order (cluster, namespace, name); a type named twice is listed once. Every type is
 //! resolved as a request of it alone would resolve it (the first unknown one is that request's
 //! 404) and restricted to where the caller may read it by the same rules ([`super::rights`]).
-//! `limit` counts the whole answer (the default page of the Go project's server too); the
+//! `limit` counts the whole answer (the default page of the Go project's server too), and
+//! without one (`limit=0`) the answer is streamed a page at a time, type after type; the
 //! `continue` token of a cut answer is the token of the type it stopped in, so the next page
 //! continues that type and then lists the types after it. There is no watch and no
 //! newest-first order of several types.
 
-use axum::response::Response;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
 use mc_types::ResourceInfo;
 use serde_json::Value;
 
@@ -49,45 +51,32 @@ pub(super) async fn run(
     for (query, info) in &mut queries {
         denied.extend(super::rights::restrict(state, caller, "list", info, query).await?);
     }
-    let limit = queries.first().and_then(|(q, _)| q.limit).filter(|&n| n > 0);
+    let Some(limit) = queries.first().and_then(|(q, _)| q.limit).filter(|&n| n > 0) else {
+        let rest = queries.into_iter().skip(start).map(|(q, _)| q).collect();
+        return Ok(unlimited(state, rest, write, denied));
+    };
     let mut items: Vec<(String, RawObject)> = Vec::new();
     let mut stopped: Option<(StoreQuery, Cursor)> = None;
     let count = queries.len();
     for (index, (query, _)) in queries.iter().enumerate().skip(start) {
-        let mut query = query.clone();
-        loop {
-            let room = limit.map(|n| n.saturating_sub(u32::try_from(items.len()).unwrap_or(u32::MAX)));
-            let page = super::query(
-                state,
-                &StoreQuery { limit: Some(room.unwrap_or(streamed::PAGE)), ..query.clone() },
-            )
-            .await?;
-            let Page { items: rows, next } = page;
-            items.extend(rows);
-            match (next, room) {
-                // Without a limit, every page of every type.
-                (Some(cursor), None) => query.continue_after = Some(cursor),
-                (Some(cursor), Some(_)) => {
-                    stopped = Some((query.clone(), cursor));
-                    break;
-                }
-                (None, _) => break,
-            }
-        }
-        if stopped.is_some() {
+        let room = limit.saturating_sub(u32::try_from(items.len()).unwrap_or(u32::MAX));
+        let Page { items: rows, next } =
+            super::query(state, &StoreQuery { limit: Some(room), ..query.clone() }).await?;
+        items.extend(rows);
+        if let Some(cursor) = next {
+            stopped = Some((query.clone(), cursor));
             break;
         }
-        let full = limit.is_some_and(|n| items.len() >= n as usize);
-        if full && index + 1 < count {
+        if items.len() >= limit as usize && index + 1 < count {
             // Filled at the end of this type: the next page continues after its last object.
-            stopped = last_cursor(&query, &items).map(|cursor| (query, cursor));
+            stopped = last_cursor(query, &items).map(|cursor| (query.clone(), cursor));
             break;
         }
     }
     // The token is the stopped type's; every other type adds the warnings of its own.
     let (token_query, next) = match stopped {
         Some((query, cursor)) => (query, Some(cursor)),
-        None => (queries[0].0.clone(), None),
+        None => (queries.first().map(|(q, _)| q.clone()).unwrap_or_default(), None),
     };
     for (query, _) in queries.iter().filter(|(q, _)| q.gvr != token_query.gvr) {
         denied.extend(answer_warnings(state, query, std::iter::empty()));
@@ -95,6 +84,29 @@ pub(super) async fn run(
     let mut resp = page_response(state, &token_query, Page { items, next }, write);
     add_warnings(&mut resp, denied);
     Ok(resp)
+}
+
+/// Every row of every type, streamed a page at a time (the server holds about one page whatever
+/// the size of the answer); the `Warning`s of every cluster in each type's scope.
+fn unlimited(
+    state: &AppState,
+    queries: Vec<StoreQuery>,
+    write: streamed::WriteItem,
+    mut warnings: Vec<String>,
+) -> Response {
+    let scope: Vec<String> = state.registry.all().iter().map(|c| c.name().to_owned()).collect();
+    for query in &queries {
+        let in_scope =
+            scope.iter().map(String::as_str).filter(|c| query.cluster.as_deref().is_none_or(|q| q == *c));
+        warnings.extend(answer_warnings(state, query, in_scope));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
+    let pages = streamed::pages_of_each(state.clone(), queries);
+    let body = streamed::body_of(pages, write, b"[".to_vec(), b"]");
+    let mut resp = ([(CONTENT_TYPE, "application/json")], body).into_response();
+    add_warnings(&mut resp, warnings);
+    resp
 }
 
 /// Which type a continue token continues (the one whose query made it), with its position set;

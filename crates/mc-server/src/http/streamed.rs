@@ -61,8 +61,13 @@ pub fn body(
     head: Vec<u8>,
     tail: &'static [u8],
 ) -> Body {
+    body_of(pages(state, query, first), write, head, tail)
+}
+
+/// The rows of `pages` between `head` (ending in `[`) and `tail`, written as they are read.
+pub fn body_of(pages: Pages, write: WriteItem, head: Vec<u8>, tail: &'static [u8]) -> Body {
     let mut any = false;
-    let items = pages(state, query, first).map(move |page| match page {
+    let items = pages.map(move |page| match page {
         Ok(items) => {
             let mut chunk = Vec::new();
             any = append(&mut chunk, &items, any, write);
@@ -93,6 +98,22 @@ pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
             None => None,
         };
         Some((Ok(page.items), next))
+    }))
+}
+
+/// The rows of every query in turn, a page at a time: each query's first page is read when the
+/// stream comes to it.
+pub fn pages_of_each(state: AppState, queries: Vec<Query>) -> Pages {
+    Box::pin(stream::iter(queries).flat_map(move |query| {
+        let state = state.clone();
+        stream::once(async move {
+            let first = super::query(&state, &Query { limit: Some(PAGE), ..query.clone() }).await;
+            match first {
+                Ok(first) => pages(state, query, first),
+                Err(e) => Box::pin(stream::once(ready(Err(e)))) as Pages,
+            }
+        })
+        .flatten()
     }))
 }
 

@@ -9,6 +9,7 @@ use mc_types::api::CONTINUE_HEADER;
 use serde_json::{Value, json};
 
 use super::{Answer, Next, TestApi, encoded, object, stored};
+use crate::store::{ApplyOne, Change};
 
 /// Every ConfigMap of the fixture, in the default order (cluster, namespace, name).
 const CONFIGMAPS: [&str; 5] = ["alpha/cm-a1", "alpha/cm-a2", "alpha/cm-a3", "beta/cm-b1", "beta/cm-b2"];
@@ -457,4 +458,21 @@ async fn several_types_refuse_an_unknown_type_a_watch_and_newest_first() {
     assert!(watch.error(StatusCode::BAD_REQUEST).starts_with("watch takes one type"));
     let newest = api.get("/v1/list?gvr=pods,cm&order=newest").await;
     assert!(newest.error(StatusCode::BAD_REQUEST).starts_with("order=newest takes one type"));
+}
+
+#[tokio::test]
+async fn several_types_without_a_limit_stream_every_page_of_every_type() {
+    let api = TestApi::new().await;
+    // More ConfigMaps than one page of the stream holds.
+    let many: Vec<Change> = (0..1200)
+        .map(|i| Change::Upsert(object(&configmaps(), Some("zz"), &format!("many-{i:04}"), json!({}))))
+        .collect();
+    api.state.store.apply_batch("beta", many).await.unwrap();
+    let all = listed(&api, "gvr=pods,cm,deploy&limit=0").await;
+    assert_eq!(all.len(), 3 + 5 + 1200 + 1);
+    assert_eq!(all[..3], ["alpha/p-a1", "alpha/p-a2", "beta/p-b1"]);
+    assert_eq!(all[3..8], CONFIGMAPS[..]);
+    assert_eq!(all[8], "beta/many-0000");
+    assert_eq!(all[1207], "beta/many-1199");
+    assert_eq!(all[1208], "beta/web");
 }
