@@ -43,8 +43,28 @@ where
         short_names: short_names.iter().map(|s| (*s).to_owned()).collect(),
         namespaced: <K::Scope as Scope>::NAMESPACED,
         verbs: ["list", "watch"].map(String::from).to_vec(),
+        categories: if ALL_CATEGORY.contains(&K::URL_PATH_SEGMENT) {
+            vec!["all".to_owned()]
+        } else {
+            Vec::new()
+        },
     }
 }
+
+/// The types of the category `all` (what `kubectl get all` lists), as the API server's
+/// discovery says; for a server whose discovery data carries no categories.
+const ALL_CATEGORY: &[&str] = &[
+    "pods",
+    "replicationcontrollers",
+    "services",
+    "daemonsets",
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "horizontalpodautoscalers",
+    "cronjobs",
+    "jobs",
+];
 
 /// The entry of one of the project's CRDs (MultiClusterResource, MultiCluster), in its storage
 /// version; `None` for a CRD without versions.
@@ -60,6 +80,7 @@ fn from_crd(crd: &CustomResourceDefinition) -> Option<ResourceInfo> {
         short_names: names.short_names.clone().unwrap_or_default(),
         namespaced: scope == "Namespaced",
         verbs: ["list", "watch"].map(String::from).to_vec(),
+        categories: names.categories.clone().unwrap_or_default(),
     })
 }
 

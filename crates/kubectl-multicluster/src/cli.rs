@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueHint};
 
+use crate::created_since::CreatedSince;
+
 /// Query, apply and join across many Kubernetes clusters through mc-server.
 ///
 /// Reads ~/.multi-cluster-operator/config (serverIP, serverPort, masterClusterKubeConfigPath,
@@ -62,12 +64,14 @@ pub struct Cli {
 /// The verbs.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List objects of one resource type in every cluster, or `list clusters`.
+    /// List objects of one or more resource types in every cluster, or `list clusters`.
     ///
     /// RESOURCE is any form of resource type: v1/pods, core/v1/pods, apps/v1/deployments,
     /// v1/apps/deployments, apps.v1.deployments, or a name the server resolves: pods, pod, po,
     /// Deployment, deployments.apps (against the Go project's server, which cannot, the plugin
-    /// resolves it: built-in types, then the master cluster's discovery).
+    /// resolves it: built-in types, then the master cluster's discovery). Several types
+    /// (deploy,svc,cm) or `all` (the types of kubectl's category all) print one table per type,
+    /// names as kind.group/name, as kubectl prints them; -o json|yaml prints one List of all.
     #[command(visible_alias = "get")]
     List(ListArgs),
     /// Print objects as YAML, one document per cluster, headed `# cluster: NAME`.
@@ -271,10 +275,15 @@ pub enum OutputFormat {
     JsonPath(String),
     /// `custom-columns=HEADER:PATH,…`: one column per path (checked when `list` runs).
     CustomColumns(String),
+    /// The table's columns as CSV (RFC 4180).
+    Csv,
+    /// The table's columns as TSV (tabs and newlines in cells escaped as `\t`, `\n`).
+    Tsv,
 }
 
 impl OutputFormat {
-    /// Parses `-o`: `wide`, `yaml`, `json`, `name`, `jsonpath=TEMPLATE`, `custom-columns=SPEC`.
+    /// Parses `-o`: `wide`, `yaml`, `json`, `name`, `csv`, `tsv`, `jsonpath=TEMPLATE`,
+    /// `custom-columns=SPEC`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (format, argument) = match text.split_once('=') {
             Some((format, argument)) => (format, Some(argument)),
@@ -285,6 +294,8 @@ impl OutputFormat {
             ("yaml", None) => Ok(Self::Yaml),
             ("json", None) => Ok(Self::Json),
             ("name", None) => Ok(Self::Name),
+            ("csv", None) => Ok(Self::Csv),
+            ("tsv", None) => Ok(Self::Tsv),
             ("jsonpath", Some(template)) if !template.is_empty() => Ok(Self::JsonPath(template.to_owned())),
             ("custom-columns", Some(spec)) if !spec.is_empty() => Ok(Self::CustomColumns(spec.to_owned())),
             ("jsonpath", _) => {
@@ -293,7 +304,10 @@ impl OutputFormat {
             ("custom-columns", _) => {
                 Err("custom-columns needs columns: -o custom-columns=NAME:.metadata.name".into())
             }
-            _ => Err("expected wide, yaml, json, name, jsonpath=TEMPLATE or custom-columns=SPEC".into()),
+            _ => {
+                Err("expected wide, yaml, json, name, csv, tsv, jsonpath=TEMPLATE or custom-columns=SPEC"
+                    .into())
+            }
         }
     }
 
@@ -343,6 +357,8 @@ impl clap::builder::TypedValueParser for OutputFormatParser {
                 PossibleValue::new("json")
                     .help("A JSON `List`; each item carries its cluster in an annotation"),
                 PossibleValue::new("name").help("`CLUSTER/KIND.GROUP/NAME`, one per line"),
+                PossibleValue::new("csv").help("The table's columns as CSV (RFC 4180, CRLF line ends)"),
+                PossibleValue::new("tsv").help("The table's columns as TSV (\\t, \\n, \\r, \\\\ escaped)"),
                 PossibleValue::new("jsonpath=").help("kubectl's JSONPath template over the -o json List"),
                 PossibleValue::new("custom-columns=").help("HEADER:PATH,… columns"),
             ]
@@ -383,7 +399,8 @@ pub struct Filters {
 /// `list` arguments.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Resource type (v1/pods, apps/v1/deployments, pods, deploy, …) or `clusters`
+    /// Resource type (v1/pods, apps/v1/deployments, pods, deploy, …), several (deploy,svc,cm),
+    /// `all`, or `clusters`
     #[arg(value_name = "RESOURCE")]
     pub resource: String,
 
@@ -395,15 +412,21 @@ pub struct ListArgs {
     #[command(flatten)]
     pub filters: Filters,
 
+    /// Only objects created within this long (30m, 2h, 7d, 1h30m) or since this RFC 3339 time
+    /// (2024-05-01T10:00:00Z)
+    #[arg(long, value_name = "DURATION|TIME", value_parser = CreatedSince::parse)]
+    pub created_since: Option<CreatedSince>,
+
     /// All namespaces (the default; accepted for kubectl habits)
     #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
     pub all_namespaces: bool,
 
-    /// At most this many objects (default: all)
+    /// At most this many objects in all, across clusters and types, after --sort-by (default:
+    /// all); a cut answer says so on stderr
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 
-    /// Output format (default: a table): wide, yaml, json, name, jsonpath=TEMPLATE,
+    /// Output format (default: a table): wide, yaml, json, name, csv, tsv, jsonpath=TEMPLATE,
     /// custom-columns=HEADER:PATH,…
     #[arg(short, long, value_name = "FORMAT", value_parser = OutputFormat::value_parser(), hide_possible_values = true)]
     pub output: Option<OutputFormat>,
@@ -412,8 +435,9 @@ pub struct ListArgs {
     #[arg(short = 'L', long = "label-columns", value_name = "KEY", value_delimiter = ',')]
     pub label_columns: Vec<String>,
 
-    /// Sort objects of every cluster by a JSONPath: .metadata.name, {.status.phase}
-    #[arg(long, value_name = "JSONPATH")]
+    /// Sort the rows of every cluster by a JSONPath (.metadata.name, {.status.phase}) or by a
+    /// printed column (AGE, STATUS: ages and numbers by value)
+    #[arg(long, value_name = "JSONPATH|COLUMN")]
     pub sort_by: Option<String>,
 
     /// After listing, keep printing objects as they change

@@ -10,6 +10,7 @@ pub mod client;
 pub mod client_identity;
 pub mod commands;
 pub mod config;
+pub mod created_since;
 pub mod go_server;
 pub mod kubeconfig_user;
 pub mod master;

@@ -273,6 +273,7 @@ mod tests {
             short_names: vec![],
             namespaced: true,
             verbs: vec![],
+            categories: Vec::new(),
         };
         assert_eq!(kind_ref(&info("", "ConfigMap")), "configmap");
         assert_eq!(

@@ -1791,6 +1791,7 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
             short_names: vec![],
             namespaced: true,
             verbs: verbs.iter().map(|v| v.to_string()).collect(),
+            categories: Vec::new(),
         };
         let sync = SyncSection { exclude_groups: vec!["example.com".into()], ..Default::default() };
         assert!(sync.should_sync(&info("", "pods", &["list", "watch"])));

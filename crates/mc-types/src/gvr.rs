@@ -321,6 +321,9 @@ pub struct ResourceInfo {
     /// Supported verbs, e.g. `list`, `watch`.
     #[serde(default)]
     pub verbs: Vec<String>,
+    /// The categories the type belongs to, e.g. `all` (what `kubectl get all` lists).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
 }
 
 impl ResourceInfo {
@@ -346,6 +349,7 @@ impl ResourceInfo {
                         short_names: r.short_names,
                         namespaced: r.scope.as_deref() == Some("Namespaced"),
                         verbs: r.verbs,
+                        categories: r.categories,
                     };
                     out.push((info, rank == 0));
                 }
@@ -381,6 +385,11 @@ impl ResourceInfo {
             || extra_groups.iter().any(|g| group_hit(g.as_ref()))
             || DEFAULT_EXCLUDED_RESOURCES.iter().any(|r| resource_hit(r))
             || extra_resources.iter().any(|r| resource_hit(r.as_ref()))
+    }
+
+    /// Whether the type belongs to `category` (`all`), as its discovery says.
+    pub fn in_category(&self, category: &str) -> bool {
+        self.categories.iter().any(|c| c == category)
     }
 
     fn has_verb(&self, verb: &str) -> bool {
@@ -620,6 +629,7 @@ mod tests {
             short_names: short.iter().map(|s| s.to_string()).collect(),
             namespaced: true,
             verbs: ["create", "delete", "get", "list", "patch", "update", "watch"].map(String::from).to_vec(),
+            categories: Vec::new(),
         }
     }
 

@@ -30,6 +30,7 @@ fn catalog() -> ResourceCatalog {
         short_names: short.iter().map(|s| s.to_string()).collect(),
         namespaced: true,
         verbs: vec!["list".into(), "watch".into()],
+        categories: Vec::new(),
     };
     ResourceCatalog::new(vec![
         info("", "pods", "Pod", &["po"]),

@@ -19,12 +19,21 @@ const COLUMNS: [&str; 6] = ["NAME", "VERSION", "HOST", "PLATFORM", "ISMASTER", "
 
 /// Runs `list clusters`.
 pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    if matches!(args.output, Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_)))
-        || args.sort_by.is_some()
+    if matches!(
+        args.output,
+        Some(
+            OutputFormat::JsonPath(_)
+                | OutputFormat::CustomColumns(_)
+                | OutputFormat::Csv
+                | OutputFormat::Tsv
+        )
+    ) || args.sort_by.is_some()
         || !args.label_columns.is_empty()
+        || args.created_since.is_some()
     {
         bail!(
-            "list clusters prints a table, json, yaml or names: leave out -o jsonpath, -o custom-columns, --sort-by and -L"
+            "list clusters prints a table, json, yaml or names: leave out -o jsonpath, -o custom-columns, -o csv, \
+             -o tsv, --sort-by, --created-since and -L"
         );
     }
     let mut clusters = match client.clusters().await {
@@ -45,7 +54,12 @@ pub async fn run(client: &Client, args: &ListArgs, out: &mut dyn Write) -> Resul
                 writeln!(out, "cluster/{}", c.name)?;
             }
         }
-        Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_))
+        Some(
+            OutputFormat::JsonPath(_)
+            | OutputFormat::CustomColumns(_)
+            | OutputFormat::Csv
+            | OutputFormat::Tsv,
+        )
         | None
         | Some(OutputFormat::Wide) => {
             let wide = OutputFormat::is_wide(args.output.as_ref());
@@ -161,7 +175,12 @@ async fn from_multiclusters(client: &Client, args: &ListArgs, out: &mut dyn Writ
                 writeln!(out, "cluster/{}", cluster_name(c))?;
             }
         }
-        Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_))
+        Some(
+            OutputFormat::JsonPath(_)
+            | OutputFormat::CustomColumns(_)
+            | OutputFormat::Csv
+            | OutputFormat::Tsv,
+        )
         | None
         | Some(OutputFormat::Wide) => {
             let clusters: Vec<MultiCluster> = items.into_iter().map(|(c, _)| c).collect();

@@ -402,7 +402,7 @@ mod tests {
     fn fixed_values_flags_and_files_come_from_the_definitions() {
         assert_eq!(
             values(&analyze(&["list", "pods", "-o", ""]).wanted),
-            ["wide", "yaml", "json", "name", "jsonpath=", "custom-columns="]
+            ["wide", "yaml", "json", "name", "csv", "tsv", "jsonpath=", "custom-columns="]
         );
         assert!(values(&analyze(&["completion", ""]).wanted).contains(&"zsh"));
         assert_eq!(values(&analyze(&["config", ""]).wanted), ["set", "view"]);

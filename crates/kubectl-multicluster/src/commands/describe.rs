@@ -53,7 +53,7 @@ pub async fn run(
     };
     let mut listing = Listing::settle(client, &query, first, resources, resolver).await?;
     listing.add_clusters(client, &query, args.filters.clusters.get(1..).unwrap_or_default()).await?;
-    let items = listing.items()?.iter().map(super::list::parse).collect::<Result<Vec<_>>>()?;
+    let items = listing.items()?.iter().map(super::list_kind::parse).collect::<Result<Vec<_>>>()?;
     if items.is_empty() {
         let Some(name) = args.name() else {
             eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));

@@ -1,34 +1,47 @@
 //! `list` as rows of the server's `meta.k8s.io/v1` Table: the server computes the cells (the
 //! shared printer registry, CRD printer columns), so only text crosses the wire and 10,000 pods
-//! print fast. Used for tables without `--sort-by`; anything else, and a server without the
-//! Kubernetes API (the Go project's), goes through the object path in [`super::list`].
-
-use std::io::Write;
-use std::process::ExitCode;
+//! print fast. Used for tables, csv and tsv without a JSONPath `--sort-by`; anything else, and a
+//! server without the Kubernetes API (the Go project's), goes through the object path in
+//! `super::list_kind`.
 
 use anyhow::Result;
 use mc_types::{ResourceCatalog, ResourceInfo};
 use serde_json::Value;
 
+use super::listed::Rows;
 use crate::cli::ListArgs;
 use crate::client::{Client, Error as ClientError};
+use crate::created_since::Cutoff;
 use crate::print::label_columns::LabelColumns;
-use crate::print::{self, not_found, table};
 
-/// Prints `list` from Table rows; `None` when this server or query needs the object path (no
-/// Kubernetes API, an unknown type or cluster: the object path words those errors).
-pub async fn run(
+/// What the Table rows of one type are asked with.
+pub struct TableAsk<'a> {
+    /// The arguments (filters, clusters).
+    pub args: &'a ListArgs,
+    /// The type, as typed.
+    pub kind: &'a str,
+    /// `-L`.
+    pub labels: &'a LabelColumns,
+    /// `-o wide`.
+    pub wide: bool,
+    /// `--created-since`, applied to each row's metadata.
+    pub cutoff: Option<Cutoff>,
+    /// At most this many rows from the server (all without).
+    pub limit: Option<u64>,
+}
+
+/// The rows of one type from Table answers; `None` when this server or query needs the object
+/// path (no Kubernetes API, an unknown type or cluster: the object path words those errors).
+pub async fn rows(
     client: &Client,
-    args: &ListArgs,
+    ask: &TableAsk<'_>,
     resources: Option<&[ResourceInfo]>,
-    labels: &LabelColumns,
-    wide: bool,
-    out: &mut dyn Write,
-) -> Result<Option<ExitCode>> {
+) -> Result<Option<Rows>> {
     let Some(resources) = resources else { return Ok(None) };
     let catalog = ResourceCatalog::new(resources.to_vec());
-    let Ok(info) = catalog.resolve_str(&args.resource) else { return Ok(None) };
-    let params = params(args, labels, wide);
+    let Ok(info) = catalog.resolve_str(ask.kind) else { return Ok(None) };
+    let args = ask.args;
+    let params = params(ask);
     let prefixes: Vec<String> = match args.filters.clusters.as_slice() {
         [] => vec![String::new()],
         clusters => clusters.iter().map(|c| format!("/clusters/{c}")).collect(),
@@ -37,7 +50,7 @@ pub async fn run(
     let mut rows: Vec<Vec<String>> = Vec::new();
     for prefix in prefixes {
         let path = format!("{prefix}{}", collection(info, args.filters.namespace.as_deref()));
-        let remaining = args.limit.filter(|&n| n > 0).map(|n| n.saturating_sub(rows.len() as u64));
+        let remaining = ask.limit.map(|n| n.saturating_sub(rows.len() as u64));
         if remaining == Some(0) {
             break;
         }
@@ -48,31 +61,21 @@ pub async fn run(
         };
         for page in pages {
             if headers.is_none() && !page.columns.is_empty() {
-                headers = Some(page.columns.iter().map(|c| c.name.clone()).chain(labels.headers()).collect());
+                headers =
+                    Some(page.columns.iter().map(|c| c.name.clone()).chain(ask.labels.headers()).collect());
             }
-            rows.extend(page.rows.into_iter().map(|row| {
-                let mut cells: Vec<String> = row.cells.into_iter().map(cell_text).collect();
-                if let Some(object) = &row.object {
-                    cells.extend(labels.cells(object));
+            for row in page.rows {
+                let object = row.object.unwrap_or(Value::Null);
+                if ask.cutoff.is_some_and(|c| !c.admits(&object)) {
+                    continue;
                 }
-                cells
-            }));
+                let mut cells: Vec<String> = row.cells.into_iter().map(cell_text).collect();
+                cells.extend(ask.labels.cells(&object));
+                rows.push(cells);
+            }
         }
     }
-    if rows.is_empty() {
-        if let Some(name) = args.name() {
-            eprintln!(
-                "{}",
-                not_found::message(&not_found::resource_name(&args.resource, Some(resources)), name)
-            );
-            return Ok(Some(ExitCode::FAILURE));
-        }
-        eprintln!("{}", print::nothing_found(args.filters.namespace.as_deref()));
-        return Ok(Some(ExitCode::SUCCESS));
-    }
-    let headers = headers.filter(|_| !args.no_headers);
-    table::write(out, headers.as_deref(), &rows)?;
-    Ok(Some(ExitCode::SUCCESS))
+    Ok(Some(Rows { headers: headers.unwrap_or_default(), rows }))
 }
 
 /// `/api/v1/[namespaces/NS/]pods` or `/apis/GROUP/VERSION/…`.
@@ -88,11 +91,14 @@ fn collection(info: &ResourceInfo, namespace: Option<&str>) -> String {
     }
 }
 
-fn params(args: &ListArgs, labels: &LabelColumns, wide: bool) -> Vec<(&'static str, String)> {
+fn params(ask: &TableAsk<'_>) -> Vec<(&'static str, String)> {
+    let args = ask.args;
+    // Label columns and --created-since need each row's metadata; otherwise the cells are all
+    // there is to send.
+    let metadata = !ask.labels.is_empty() || ask.cutoff.is_some();
     let mut params = vec![
-        ("view", if wide { "plugin-wide" } else { "plugin" }.to_owned()),
-        // Label columns need each row's labels; otherwise the cells are all there is to send.
-        ("includeObject", if labels.is_empty() { "None" } else { "Metadata" }.to_owned()),
+        ("view", if ask.wide { "plugin-wide" } else { "plugin" }.to_owned()),
+        ("includeObject", if metadata { "Metadata" } else { "None" }.to_owned()),
     ];
     if let Some(selector) = &args.filters.selector {
         params.push(("labelSelector", selector.clone()));

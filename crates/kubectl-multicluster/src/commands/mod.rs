@@ -15,7 +15,10 @@ pub mod history;
 pub mod join;
 pub mod kubeconfig;
 pub mod list;
+pub mod list_kind;
+pub mod list_kinds;
 pub mod list_table;
+pub mod listed;
 pub mod logs;
 pub mod past;
 pub mod printing;
@@ -55,7 +58,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
     // cannot) nor the built-in table resolves.
     let resolver = || Resolver::new(settings.master_kubeconfig(None));
     match cli.command {
-        Command::List(args) => list::run(&client().await?, resolver(), args, out).await,
+        Command::List(args) => list::run(&client().await?, resolver, args, out).await,
         Command::Describe(args) => describe::run(&client().await?, resolver(), args, out).await,
         Command::Apply(args) => apply::run(&settings, args, out).await,
         Command::Delete(args) => delete::run(&settings, args, out).await,

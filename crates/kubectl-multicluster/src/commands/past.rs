@@ -64,7 +64,7 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
             let headers = (!args.no_headers).then(|| columns.headers());
             table::write(out, headers.as_deref(), &rows)?;
         }
-        Format::Table { wide } => {
+        Format::Table { wide, layout } => {
             let spec =
                 table_spec(client, &args.resource, resources.ok().flatten(), items.first(), View::of(*wide))
                     .await;
@@ -90,7 +90,7 @@ pub async fn run(client: &Client, args: ListArgs, out: &mut dyn Write) -> Result
                 headers.extend(printing.labels.headers());
                 headers
             });
-            table::write(out, headers.as_deref(), &rows)?;
+            layout.write(out, headers.as_deref(), &rows)?;
         }
     }
     Ok(ExitCode::SUCCESS)

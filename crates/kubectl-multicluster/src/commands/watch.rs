@@ -29,9 +29,10 @@ pub async fn run(
     query: &ListQuery,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    if !printing.suits_watch() {
+    if !printing.suits_watch() || args.created_since.is_some() {
         bail!(
-            "list --watch prints tables, json, yaml or names: leave out --sort-by, -o jsonpath and -o custom-columns"
+            "list --watch prints tables, json, yaml or names: leave out --sort-by, --created-since, -o jsonpath, \
+             -o custom-columns, -o csv and -o tsv"
         );
     }
     if args.filters.clusters.len() > 1 {
@@ -136,7 +137,12 @@ impl Printer<'_> {
                 }
             }
             // Refused by `Printing::suits_watch` before the watch began.
-            Some(OutputFormat::JsonPath(_) | OutputFormat::CustomColumns(_)) => {}
+            Some(
+                OutputFormat::JsonPath(_)
+                | OutputFormat::CustomColumns(_)
+                | OutputFormat::Csv
+                | OutputFormat::Tsv,
+            ) => {}
             None | Some(OutputFormat::Wide) => {
                 if self.spec.is_none() {
                     let sample = self.sample.clone().or_else(|| {

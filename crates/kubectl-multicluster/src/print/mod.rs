@@ -5,6 +5,7 @@
 //! so the output stays a valid Kubernetes `List` that `jq`, `yq` and `kubectl` understand.
 
 pub mod custom_columns;
+pub mod delimited;
 pub mod events;
 /// The JSONPath subset of printer columns (shared with the server).
 pub use mc_types::jsonpath;

@@ -169,7 +169,24 @@ fn limit_caps_the_number_of_objects() {
     let home = Home::for_server(&server.url, None);
     let out = home.cmd().args(["list", "pods", "--limit", "2", "-o", "name"]).output().unwrap();
     assert_eq!(stdout(&out), "tencent1/pod/web-7dbf7cc5-8llgr\ntencent1/pod/api-0\n");
-    assert!(server.requests().iter().any(|r| r.contains("limit=2")));
+    // One more is asked for, to know whether the answer is cut, and a cut answer says so.
+    assert!(server.requests().iter().any(|r| r.contains("limit=3")), "{:?}", server.requests());
+    assert_eq!(stderr(&out), "Warning: --limit 2: only the first 2 objects are printed; more match\n");
+    // Across clusters: the whole answer, not each cluster's.
+    let out = home
+        .cmd()
+        .args(["list", "pods", "--clusterName", "tencent4,tencent1", "--limit", "3", "-o", "name"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&out),
+        "tencent4/pod/multicluster-pod\ntencent4/pod/report-28123-abcde\ntencent1/pod/web-7dbf7cc5-8llgr\n"
+    );
+    assert!(stderr(&out).starts_with("Warning: --limit 3:"), "{}", stderr(&out));
+    // As many as there are: no warning.
+    let out =
+        home.cmd().args(["list", "pods", "--clusterName", "tencent4", "--limit", "2"]).output().unwrap();
+    assert_eq!((stdout(&out).lines().count(), stderr(&out)), (3, String::new()));
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn the_first_word_completes_to_the_verbs() {
     let home = Home::new();
     assert_eq!(
         complete(&home, &[""]),
-        "list\tList objects of one resource type in every cluster, or `list clusters`
+        "list\tList objects of one or more resource types in every cluster, or `list clusters`
 describe\tPrint objects as YAML, one document per cluster, headed `# cluster: NAME`
 apply\tCreate or update objects in the master cluster (server-side apply)
 delete\tDelete objects from the master cluster, by file or by type and name

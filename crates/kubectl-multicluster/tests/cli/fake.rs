@@ -232,7 +232,10 @@ fn items_of(gvr: &str) -> Option<Vec<Value>> {
 
 async fn list(Query(params): Query<Vec<(String, String)>>) -> Response {
     let gvr = param(&params, "gvr").unwrap_or_default();
-    let Some(mut items) = items_of(gvr) else {
+    // Several types, as mc-server takes them: each type's items in the order given.
+    let several = || gvr.split(',').map(items_of).collect::<Option<Vec<_>>>().map(|i| i.concat());
+    let found = if gvr.contains(',') { several() } else { items_of(gvr) };
+    let Some(mut items) = found else {
         let body = json!({
             "error": format!("unknown resource type \"{gvr}\"; did you mean: v1/pods"),
             "candidates": ["v1/pods"],

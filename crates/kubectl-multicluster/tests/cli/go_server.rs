@@ -299,3 +299,19 @@ fn against_our_server_the_typed_name_goes_out_unresolved_in_one_round_trip() {
     assert_eq!(stderr(&out), "");
     assert_eq!(ours.requests(), ["GET /v1/clusters"]);
 }
+
+#[test]
+fn several_types_ask_the_go_projects_server_once_per_type_in_its_slash_form() {
+    let go_server = FakeGoServer::start();
+    let home = Home::for_server(&go_server.url, None);
+    let out = home.cmd().args(["list", "deploy,cm", "-o", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> =
+        list["items"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert!(kinds.starts_with(&["Deployment"]) && kinds.ends_with(&["ConfigMap"]), "{kinds:?}");
+    let asked = go_server.received_at(LIST);
+    let mut types = gvrs(&asked);
+    types.dedup();
+    assert_eq!(types, ["apps/v1/deployments", "v1/configmaps"]);
+}

@@ -208,3 +208,116 @@ fn names_of_one_named_cluster_are_kubectl_s_own() {
         Some("deployment.apps/scaled-down")
     );
 }
+
+#[test]
+fn csv_and_tsv_print_the_tables_columns_cluster_first() {
+    assert_eq!(
+        ok(&["list", "pods", "--clusterName", "tencent1,tencent2", "-o", "csv"]),
+        "CLUSTER,NAME,NAMESPACE,NODE,POD IP,STATUS,CONTAINER,IMAGE\r\n\
+         tencent1,web-7dbf7cc5-8llgr,default,tencent1-node-0,10.200.0.2,Running,web,nginx:1.27\r\n\
+         tencent1,api-0,shop,tencent1-node-1,10.200.1.7,CrashLoopBackOff,\"api,envoy\",\"shop/api:2.1,envoyproxy/envoy:v1.31\"\r\n\
+         tencent2,pending-x,default,<none>,<none>,Pending,main,busybox\r\n\
+         tencent2,migrate-db,shop,tencent2-node-0,10.201.0.9,Init:0/1,migrate,shop/migrate:1\r\n"
+    );
+    assert_eq!(
+        ok(&["list", "configmaps", "-o", "tsv", "--no-headers"]),
+        "tencent2\tmulticlusterresource-configmap\tdefault\t3\n\
+         tencent2\tkube-root-ca.crt\tkube-system\t2\n\
+         tencent4\tempty\tdefault\t0\n"
+    );
+}
+
+#[test]
+fn sort_by_a_printed_column_orders_rows_of_every_cluster() {
+    let statuses: Vec<String> = ok(&["list", "pods", "--sort-by", "status", "-o", "csv", "--no-headers"])
+        .lines()
+        .map(|l| l.split(',').nth(5).unwrap().to_owned())
+        .collect();
+    assert_eq!(statuses, ["Completed", "CrashLoopBackOff", "Init:0/1", "Pending", "Running", "Terminating"]);
+    assert_eq!(
+        fails(&["list", "pods", "--sort-by", "nope"]),
+        "error: --sort-by \"nope\": no such column; the columns are CLUSTER, NAME, NAMESPACE, NODE, POD IP, STATUS, CONTAINER, IMAGE\n"
+    );
+    assert_eq!(
+        fails(&["list", "pods", "--sort-by", "AGE", "-o", "json"]),
+        "error: --sort-by \"AGE\" sorts by a printed column, and only tables, csv and tsv print columns: sort by a JSONPath instead (--sort-by .metadata.name)\n"
+    );
+}
+
+#[test]
+fn created_since_keeps_objects_created_at_or_after_the_time() {
+    assert_eq!(
+        ok(&["list", "pods", "--created-since", "2025-12-31T22:00:00Z", "-o", "name"]),
+        "tencent1/pod/web-7dbf7cc5-8llgr\ntencent2/pod/pending-x\ntencent2/pod/migrate-db\ntencent4/pod/report-28123-abcde\n"
+    );
+    // Filtered here, so --limit is applied after the filter.
+    let (server, out) = run(&["list", "pods", "--created-since", "2025-12-31T22:00:00Z", "--limit", "1"]);
+    assert_eq!(stdout(&out).lines().nth(1).unwrap().split_whitespace().nth(1), Some("web-7dbf7cc5-8llgr"));
+    assert!(stderr(&out).starts_with("Warning: --limit 1:"), "{}", stderr(&out));
+    assert!(server.requests().iter().any(|r| r.contains("list_with_cluster") && r.contains("limit=0")));
+    // A duration is counted back from now: the fixtures' pods are older than a day.
+    let (_server, out) = run(&["list", "pods", "--created-since", "24h"]);
+    assert_eq!((stdout(&out), stderr(&out)), (String::new(), "No resources found.\n".to_owned()));
+    let (_server, out) = run(&["list", "pods", "--created-since", "yesterday"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(
+            "error: invalid value 'yesterday' for '--created-since <DURATION|TIME>': \"yesterday\" is neither a duration (30m, 2h, 7d, 1h30m) nor an RFC 3339 time (2024-05-01T10:00:00Z)\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn several_types_print_one_table_each_with_kind_prefixed_names() {
+    assert_eq!(
+        ok(&["list", "deploy,cm", "--clusterName", "tencent2"]),
+        "\
+CLUSTER    NAME                          NAMESPACE     TOTAL   AVAILABLE   READY
+tencent2   deployment.apps/scaled-down   kube-system   0       0           0
+
+CLUSTER    NAME                                       NAMESPACE     DATA
+tencent2   configmap/multiclusterresource-configmap   default       3
+tencent2   configmap/kube-root-ca.crt                 kube-system   2
+"
+    );
+    // One List of every object for -o json, asked for in one request of both types.
+    let (server, out) = run(&["list", "cm,po", "-o", "json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> =
+        list["items"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, [vec!["ConfigMap"; 3], vec!["Pod"; 6]].concat());
+    let lists: Vec<String> =
+        server.requests().into_iter().filter(|r| r.starts_with("GET /v1/list_with_cluster")).collect();
+    assert!(
+        !lists.is_empty() && lists.iter().all(|r| r.contains("gvr=v1%2Fconfigmaps%2Cv1%2Fpods&")),
+        "{lists:?}"
+    );
+    // A name missing in some types: kubectl's NotFound for each, exit 1.
+    let (_server, out) = run(&["list", "deploy,cm", "empty"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "CLUSTER    NAME              NAMESPACE   DATA\ntencent4   configmap/empty   default     0\n"
+    );
+    assert_eq!(stderr(&out), "Error from server (NotFound): deployments.apps \"empty\" not found\n");
+}
+
+#[test]
+fn all_falls_back_to_kubectls_types_when_discovery_has_no_categories() {
+    // The fake's /v1/resources carries no categories, as an earlier mc-server's.
+    assert_eq!(
+        ok(&["list", "all", "--clusterName", "tencent2", "-o", "name"]),
+        "pod/pending-x\npod/migrate-db\ndeployment.apps/scaled-down\n"
+    );
+}
+
+#[test]
+fn several_type_errors_are_kubectls_one_line() {
+    assert_eq!(fails(&["list", "pods,nope"]), "error: the server doesn't have a resource type \"nope\"\n");
+    assert_eq!(
+        fails(&["list", "pods,cm", "-w"]),
+        "error: watch is only supported on individual resources and resource collections, but 2 resources were found\n"
+    );
+}

@@ -119,4 +119,12 @@ fn plain_kubectl_reads_every_cluster_through_a_default_server_with_the_plugins_k
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows = String::from_utf8(out.stdout).unwrap();
     assert_eq!(rows.lines().filter(|l| l.starts_with("web-")).count(), 2, "{rows}");
+
+    // kubectl get all: the category all comes with the served discovery.
+    let out = kubectl(&["--context", &format!("multicluster-{one}"), "get", "all", "-n", NS]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let all = String::from_utf8(out.stdout).unwrap();
+    for name in ["pod/web-", "deployment.apps/web", "replicaset.apps/web-"] {
+        assert!(all.lines().any(|l| l.starts_with(name)), "{name} in {all}");
+    }
 }

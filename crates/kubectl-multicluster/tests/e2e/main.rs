@@ -15,6 +15,7 @@ mod ports;
 
 mod apply;
 mod errors;
+mod find;
 mod history;
 mod join;
 mod kubeconfig;

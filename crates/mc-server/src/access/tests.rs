@@ -26,6 +26,7 @@ fn info(group: &str, version: &str, resource: &str, kind: &str, namespaced: bool
         short_names: Vec::new(),
         namespaced,
         verbs: ["get", "list", "watch"].map(String::from).to_vec(),
+        categories: Vec::new(),
     }
 }
 

@@ -650,6 +650,7 @@ mod tests {
             short_names: Vec::new(),
             namespaced: true,
             verbs: vec!["get".into(), "list".into()],
+            categories: Vec::new(),
         };
         let c = cluster("alpha");
         c.set_catalog(vec![info("", "pods"), info(METRICS_GROUP, "pods"), info(METRICS_GROUP, "nodes")]);

@@ -598,6 +598,7 @@ mod tests {
             short_names: Vec::new(),
             namespaced,
             verbs: Vec::new(),
+            categories: Vec::new(),
         }
     }
 

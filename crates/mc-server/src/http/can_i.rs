@@ -143,7 +143,7 @@ async fn can_i(
     let p = Params::from_pairs(pairs)?;
     p.check()?;
     let subject = subject(&state, &caller, p.user.clone(), p.groups.clone()).await?;
-    let info = super::list::resolve_type(&state, p.gvr.as_deref())?;
+    let info = super::list_request::resolve_type(&state, p.gvr.as_deref())?;
     let clusters = match &p.cluster {
         Some(c) if state.registry.get(c).is_none() => {
             return Err(ApiError::not_found(format!(

@@ -4,206 +4,26 @@
 //! What our plugin does not use, kept for the Go project's CLI and scripts: `/v1/list` itself
 //! (bare objects; the plugin reads `/v1/list_with_cluster`), the `clusterName` spelling of
 //! `cluster`, the `labels[key]=value` equality filter, the default page of
-//! [`DEFAULT_LIST_LIMIT`] objects, and `order=newest`, its newest-first answer.
+//! [`mc_types::api::DEFAULT_LIST_LIMIT`] objects, and `order=newest`, its newest-first answer.
 
 use axum::Extension;
 use axum::Router;
 use axum::extract::{Query, State};
-use axum::http::HeaderValue;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use mc_types::ResourceInfo;
-use mc_types::api::{CONTINUE_HEADER, DEFAULT_LIST_LIMIT};
-use mc_types::gvr::{GvrSpec, ResourceCatalog};
-use mc_types::selector::{FieldSelector, LabelSelector};
 
-use super::warnings::{add_warnings, answer_warnings};
-use super::{ApiError, ApiResult, AppState, params, streamed};
+use super::list_request::ListRequest;
+use super::streamed::page_response;
+use super::warnings::add_warnings;
+use super::{ApiResult, AppState, streamed};
 use crate::identity::Caller;
 use crate::store::{Order, Query as StoreQuery, RawObject};
-
-/// The Go project's default page size, as the wire contract states it.
-const DEFAULT_LIMIT: u32 = DEFAULT_LIST_LIMIT as u32;
-
-/// A parameter name or value as it may be shown back: bounded, printable and quoted.
-fn quoted(text: &str) -> String {
-    format!("\"{}\"", params::shown(text))
-}
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
     Router::new().route("/v1/list", get(list)).route("/v1/list_with_cluster", get(list_with_cluster))
-}
-
-/// Query parameters, parsed and checked.
-#[derive(Debug, Default)]
-pub struct ListRequest {
-    gvr: Option<String>,
-    cluster: Option<String>,
-    namespace: Option<String>,
-    name: Option<String>,
-    labels: Vec<(String, String)>,
-    label_selector: Option<String>,
-    field_selector: Option<String>,
-    limit: Option<String>,
-    continue_token: Option<String>,
-    order: Order,
-    /// Stream changes after the current objects (newline-delimited JSON).
-    pub watch: bool,
-}
-
-impl ListRequest {
-    /// Reads the raw pairs; unknown parameters are errors so typos do not go unnoticed. (How
-    /// many there may be is checked for every route, see [`params::bounded`].)
-    pub fn from_pairs(pairs: Vec<(String, String)>) -> ApiResult<Self> {
-        let mut r = ListRequest::default();
-        for (k, v) in pairs {
-            params::check_len(&k, &v)?;
-            let non_empty = |v: String| (!v.is_empty()).then_some(v);
-            match k.as_str() {
-                "gvr" => r.gvr = non_empty(v),
-                "cluster" | "clusterName" => r.cluster = non_empty(v),
-                "namespace" => r.namespace = non_empty(v),
-                "name" => r.name = non_empty(v),
-                "labelSelector" => r.label_selector = non_empty(v),
-                "fieldSelector" => r.field_selector = non_empty(v),
-                "limit" => r.limit = Some(v),
-                "continue" => r.continue_token = non_empty(v),
-                "order" => {
-                    r.order = match v.as_str() {
-                        "" | "name" => Order::Name,
-                        "newest" => Order::Newest,
-                        _ => {
-                            return Err(ApiError::bad_request(format!(
-                                "order must be name (cluster, namespace, name) or newest (newest first, as the original), got {}",
-                                quoted(&v)
-                            )));
-                        }
-                    }
-                }
-                "watch" => {
-                    r.watch = match v.as_str() {
-                        "true" | "1" => true,
-                        "false" | "0" | "" => false,
-                        _ => {
-                            return Err(ApiError::bad_request(format!(
-                                "watch must be true or false, got {}",
-                                quoted(&v)
-                            )));
-                        }
-                    }
-                }
-                _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
-                    Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
-                    _ => {
-                        return Err(ApiError::bad_request(format!("unknown query parameter {}", quoted(&k))));
-                    }
-                },
-            }
-        }
-        Ok(r)
-    }
-
-    /// Resolves names and selectors against the registry's discovery data: the query, and the
-    /// type it reads.
-    pub fn to_query(&self, state: &AppState) -> ApiResult<(StoreQuery, ResourceInfo)> {
-        let info = resolve_type(state, self.gvr.as_deref())?;
-        if let Some(ns) = &self.namespace {
-            params::namespace(ns)?;
-        }
-        if let Some(name) = &self.name {
-            params::object_name(name)?;
-        }
-        if let Some(c) = &self.cluster {
-            params::cluster(c)?;
-        }
-        if let Some(c) = &self.cluster
-            && state.registry.get(c).is_none()
-        {
-            return Err(ApiError::not_found(format!(
-                "unknown cluster \"{c}\" (known: {})",
-                state.registry.names().join(", ")
-            )));
-        }
-        let mut labels = if self.labels.is_empty() {
-            None
-        } else {
-            Some(
-                LabelSelector::from_equalities(self.labels.iter().cloned())
-                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
-            )
-        };
-        if let Some(text) = &self.label_selector {
-            let parsed = LabelSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
-            labels = Some(match labels {
-                Some(mut l) => {
-                    l.try_extend(parsed).map_err(|e| ApiError::bad_request(e.to_string()))?;
-                    l
-                }
-                None => parsed,
-            });
-        }
-        let fields = match &self.field_selector {
-            Some(text) => Some(FieldSelector::parse(text).map_err(|e| ApiError::bad_request(e.to_string()))?),
-            None => None,
-        };
-        let limit = match self.limit.as_deref() {
-            None | Some("") => Some(DEFAULT_LIMIT),
-            Some(text) => match text.parse::<i64>() {
-                Ok(0) => None,
-                Ok(n) if n > 0 => Some(u32::try_from(n).unwrap_or(u32::MAX)),
-                Ok(_) => {
-                    return Err(ApiError::bad_request(format!(
-                        "limit must be 0 (all) or positive, got {text}"
-                    )));
-                }
-                Err(_) => {
-                    return Err(ApiError::bad_request(format!("limit must be a number, got \"{text}\"")));
-                }
-            },
-        };
-        if self.order == Order::Newest && self.continue_token.is_some() {
-            return Err(ApiError::bad_request(
-                "continue works only in the default order (order=name); order=newest answers one page",
-            ));
-        }
-        let mut query = StoreQuery {
-            gvr: Some(info.gvr()),
-            cluster: self.cluster.clone(),
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
-            labels,
-            fields,
-            limit,
-            continue_after: None,
-            order: self.order,
-            allowed: None,
-        };
-        if let Some(token) = &self.continue_token {
-            query.continue_after = Some(params::continue_after(token, &query, &state.registry)?);
-        }
-        Ok((query, info))
-    }
-}
-
-/// The type a `gvr` parameter names, in any form, resolved through the registry's catalog: 400
-/// when it is missing or malformed, 404 with candidates when no type or several match, 503
-/// before any cluster was discovered.
-pub fn resolve_type(state: &AppState, gvr: Option<&str>) -> ApiResult<ResourceInfo> {
-    let gvr_text = gvr.ok_or_else(|| {
-        ApiError::bad_request("missing parameter gvr (e.g. gvr=v1/pods, gvr=apps/v1/deployments or gvr=pods)")
-    })?;
-    let spec = GvrSpec::parse(gvr_text).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let catalog = ResourceCatalog::new(state.registry.catalog());
-    if catalog.is_empty() {
-        return Err(ApiError::unavailable("no cluster has been discovered yet; try again shortly"));
-    }
-    let info = catalog.resolve(&spec).map_err(|e| {
-        let candidates = e.candidates().to_vec();
-        ApiError::not_found(e.to_string()).with_candidates(candidates)
-    })?;
-    Ok(info.clone())
 }
 
 /// Runs a list request: a watch stream as it is, a page with its continue token, or — without
@@ -215,6 +35,9 @@ async fn run(
     write: streamed::WriteItem,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
+    if request.several() {
+        return super::list_types::run(state, caller, &request, write).await;
+    }
     let (mut query, info) = request.to_query(state)?;
     let verb = if request.watch { "watch" } else { "list" };
     let denied = super::rights::restrict(state, caller, verb, &info, &mut query).await?;
@@ -251,24 +74,6 @@ async fn answer(
     }
     let page = super::query(state, &query).await?;
     Ok(page_response(state, &query, page, write))
-}
-
-/// One page as a JSON array, with its continue token.
-fn page_response(
-    state: &AppState,
-    query: &StoreQuery,
-    page: crate::store::Page,
-    write: streamed::WriteItem,
-) -> Response {
-    let warnings = answer_warnings(state, query, page.items.iter().map(|(c, _)| c.as_str()));
-    let mut resp =
-        ([(CONTENT_TYPE, "application/json")], streamed::array(&page.items, write)).into_response();
-    let token = page.next.and_then(|c| HeaderValue::from_str(&params::continue_token(query, &c)).ok());
-    if let Some(token) = token {
-        resp.headers_mut().insert(CONTINUE_HEADER, token);
-    }
-    add_warnings(&mut resp, warnings);
-    resp
 }
 
 /// `GET /v1/list`: a JSON array of objects.

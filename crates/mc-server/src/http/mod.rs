@@ -15,6 +15,8 @@ mod history;
 pub mod join;
 pub mod kube;
 pub mod list;
+pub mod list_request;
+pub mod list_types;
 pub mod openapi;
 pub mod params;
 pub mod rights;

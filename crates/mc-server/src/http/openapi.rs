@@ -23,8 +23,8 @@ fn param(name: &str, description: &str, schema: Value) -> Value {
 fn list_params() -> Value {
     json!([
         {"name": "gvr", "in": "query", "required": true,
-         "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
-         "description": "Resource type: v1/pods, core/v1/pods, apps/v1/deployments, v1.pods, apps.v1.deployments, v1/apps/deployments, v1./configmaps and v1.apps/deployments (the original CLI's), or a name resolved through discovery (pods, po, deploy, Deployment, deployments.apps)."},
+         "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9.,/-]+$"},
+         "description": "Resource type: v1/pods, core/v1/pods, apps/v1/deployments, v1.pods, apps.v1.deployments, v1/apps/deployments, v1./configmaps and v1.apps/deployments (the original CLI's), or a name resolved through discovery (pods, po, deploy, Deployment, deployments.apps). Several types: comma separated (deploy,svc,cm) or gvr repeated; each type's objects in the order given, limit counting them all, no watch or order=newest."},
         param("cluster", "Only this cluster (clusterName is accepted too).", json!({"type": "string", "maxLength": 63})),
         param("namespace", "Only this namespace.", json!({"type": "string", "maxLength": 63})),
         param("name", "Only objects with this name.", json!({"type": "string", "maxLength": 253})),

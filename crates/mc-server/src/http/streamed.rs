@@ -7,13 +7,21 @@
 //! it, as with any list that is already under way. A store error after the first page cuts the
 //! answer off (the client sees truncated JSON and an aborted transfer, never a short list that
 //! looks whole).
+//!
+//! A limited answer is one page, written whole with its continue token ([`page_response`]).
 
 use std::future::ready;
 
 use axum::body::{Body, Bytes};
 use futures::{StreamExt, stream};
 
-use super::AppState;
+use axum::http::HeaderValue;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use mc_types::api::CONTINUE_HEADER;
+
+use super::warnings::{add_warnings, answer_warnings};
+use super::{AppState, params};
 use crate::store::{Page, Query, RawObject};
 
 /// Rows per page read from the store.
@@ -53,8 +61,13 @@ pub fn body(
     head: Vec<u8>,
     tail: &'static [u8],
 ) -> Body {
+    body_of(pages(state, query, first), write, head, tail)
+}
+
+/// The rows of `pages` between `head` (ending in `[`) and `tail`, written as they are read.
+pub fn body_of(pages: Pages, write: WriteItem, head: Vec<u8>, tail: &'static [u8]) -> Body {
     let mut any = false;
-    let items = pages(state, query, first).map(move |page| match page {
+    let items = pages.map(move |page| match page {
         Ok(items) => {
             let mut chunk = Vec::new();
             any = append(&mut chunk, &items, any, write);
@@ -88,6 +101,22 @@ pub fn pages(state: AppState, query: Query, first: Page) -> Pages {
     }))
 }
 
+/// The rows of every query in turn, a page at a time: each query's first page is read when the
+/// stream comes to it.
+pub fn pages_of_each(state: AppState, queries: Vec<Query>) -> Pages {
+    Box::pin(stream::iter(queries).flat_map(move |query| {
+        let state = state.clone();
+        stream::once(async move {
+            let first = super::query(&state, &Query { limit: Some(PAGE), ..query.clone() }).await;
+            match first {
+                Ok(first) => pages(state, query, first),
+                Err(e) => Box::pin(stream::once(ready(Err(e)))) as Pages,
+            }
+        })
+        .flatten()
+    }))
+}
+
 /// The rows of a query, a page at a time ([`pages`]).
 pub type Pages =
     std::pin::Pin<Box<dyn futures::Stream<Item = Result<Vec<(String, RawObject)>, super::ApiError>> + Send>>;
@@ -104,4 +133,16 @@ pub fn warnings(state: &AppState, query: &Query, first: &Page) -> Vec<String> {
         None => state.registry.all().iter().map(|c| c.name().to_owned()).collect(),
     };
     super::warnings::answer_warnings(state, query, scope.iter().map(String::as_str))
+}
+
+/// One page as a JSON array, with its continue token.
+pub fn page_response(state: &AppState, query: &Query, page: Page, write: WriteItem) -> Response {
+    let warnings = answer_warnings(state, query, page.items.iter().map(|(c, _)| c.as_str()));
+    let mut resp = ([(CONTENT_TYPE, "application/json")], array(&page.items, write)).into_response();
+    let token = page.next.and_then(|c| HeaderValue::from_str(&params::continue_token(query, &c)).ok());
+    if let Some(token) = token {
+        resp.headers_mut().insert(CONTINUE_HEADER, token);
+    }
+    add_warnings(&mut resp, warnings);
+    resp
 }

@@ -230,8 +230,9 @@ pub fn cluster_and_name(o: &Value) -> String {
     format!("{cluster}/{}", meta["name"].as_str().unwrap_or("?"))
 }
 
-/// The types every cluster of a [`TestApi`] has: a few built-in ones with kubectl's short names,
-/// and `widgets` of two groups (so the bare name is ambiguous).
+/// The types every cluster of a [`TestApi`] has: a few built-in ones with kubectl's short names
+/// (pods and deployments in the category `all`, as Kubernetes puts them), and `widgets` of two
+/// groups (so the bare name is ambiguous).
 pub fn types() -> Vec<ResourceInfo> {
     let info = |group: &str, resource: &str, kind: &str, namespaced: bool, short: &[&str]| ResourceInfo {
         group: group.into(),
@@ -242,6 +243,10 @@ pub fn types() -> Vec<ResourceInfo> {
         short_names: short.iter().map(|s| s.to_string()).collect(),
         namespaced,
         verbs: ["get", "list", "watch"].map(String::from).to_vec(),
+        categories: match resource {
+            "pods" | "deployments" => vec!["all".to_owned()],
+            _ => Vec::new(),
+        },
     };
     vec![
         info("", "configmaps", "ConfigMap", true, &["cm"]),

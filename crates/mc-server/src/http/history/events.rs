@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::request::PastRequest;
 use super::{DEFAULT_SINCE_MS, answer, history_on, horizon_warnings, items, restricted};
-use crate::http::list::resolve_type;
+use crate::http::list_request::resolve_type;
 use crate::http::{ApiError, ApiResult, AppState, QUERY_TIMEOUT, bounded};
 use crate::identity::Caller;
 

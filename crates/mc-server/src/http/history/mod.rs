@@ -19,7 +19,7 @@ use mc_types::history::{DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT, PastObject, pa
 use mc_types::moment;
 
 use super::warnings::add_warnings;
-use super::{ApiError, ApiResult, AppState, QUERY_TIMEOUT, bounded, list::resolve_type};
+use super::{ApiError, ApiResult, AppState, QUERY_TIMEOUT, bounded, list_request::resolve_type};
 use crate::identity::Caller;
 use crate::store::Query as StoreQuery;
 use request::PastRequest;

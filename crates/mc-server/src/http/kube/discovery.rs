@@ -165,6 +165,9 @@ fn resource_discovery(r: &ResourceInfo) -> Value {
     if !r.short_names.is_empty() {
         entry["shortNames"] = json!(r.short_names);
     }
+    if !r.categories.is_empty() {
+        entry["categories"] = json!(r.categories);
+    }
     entry
 }
 
@@ -204,6 +207,9 @@ fn resource_list(catalog: Vec<ResourceInfo>, group: &str, version: &str) -> Kube
             });
             if !r.short_names.is_empty() {
                 entry["shortNames"] = json!(r.short_names);
+            }
+            if !r.categories.is_empty() {
+                entry["categories"] = json!(r.categories);
             }
             entry
         })

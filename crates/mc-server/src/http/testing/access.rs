@@ -310,3 +310,23 @@ async fn a_static_token_mapped_to_a_user_reads_as_that_user() {
     assert_eq!(unjoin.status, StatusCode::FORBIDDEN, "{}", unjoin.text());
     assert!(api.get("/metrics").await.text().contains("mc_token_reviews_total 0"));
 }
+
+#[tokio::test]
+async fn several_types_in_one_request_each_obey_the_callers_rights() {
+    let api = alice_views_alphas_default().await;
+    let v1 = api.call(Method::GET, "/v1/list?gvr=configmaps,pods,secrets&limit=0", Some(ALICE)).await;
+    assert_eq!(v1.status, StatusCode::OK, "{}", v1.text());
+    assert_eq!(names(&v1.array()), ["cm-a1", "cm-a2", "p-a1"]);
+    let warnings = v1.warnings();
+    assert!(
+        warnings.iter().any(|w| w.contains("alice may not list configmaps") && w.contains("beta")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("alice may not list secrets") && w.contains("alpha, beta")),
+        "{warnings:?}"
+    );
+    // A namespace allowed nowhere for one of the types is forbidden, as for that type alone.
+    let team = api.call(Method::GET, "/v1/list?gvr=pods,configmaps&namespace=team", Some(ALICE)).await;
+    assert!(team.error(StatusCode::FORBIDDEN).contains("cannot list"));
+}

@@ -26,6 +26,7 @@ async fn api() -> TestApi {
             short_names: vec!["ev".into()],
             namespaced: true,
             verbs: ["get", "list", "watch"].map(String::from).to_vec(),
+            categories: Vec::new(),
         });
         api.state.registry.get(name).unwrap().set_catalog(catalog);
     }

@@ -9,6 +9,7 @@ use mc_types::api::CONTINUE_HEADER;
 use serde_json::{Value, json};
 
 use super::{Answer, Next, TestApi, encoded, object, stored};
+use crate::store::{ApplyOne, Change};
 
 /// Every ConfigMap of the fixture, in the default order (cluster, namespace, name).
 const CONFIGMAPS: [&str; 5] = ["alpha/cm-a1", "alpha/cm-a2", "alpha/cm-a3", "beta/cm-b1", "beta/cm-b2"];
@@ -381,4 +382,97 @@ async fn answers_with_objects_of_a_cluster_not_synced_carry_a_warning() {
     for uri in ["/v1/list?gvr=configmaps&cluster=alpha", "/v1/list?gvr=configmaps&namespace=team"] {
         assert_eq!(api.get(uri).await.warnings(), Vec::<String>::new(), "{uri}");
     }
+}
+
+#[tokio::test]
+async fn several_types_in_one_request_list_each_type_in_the_order_given() {
+    let api = TestApi::new().await;
+    let deploy_pods_cms = ["beta/web", "alpha/p-a1", "alpha/p-a2", "beta/p-b1"]
+        .into_iter()
+        .chain(CONFIGMAPS)
+        .map(String::from)
+        .collect::<Vec<_>>();
+    assert_eq!(listed(&api, "gvr=deploy,pods,cm&limit=0").await, deploy_pods_cms);
+    assert_eq!(listed(&api, "gvr=deploy&gvr=pods&gvr=cm&limit=0").await, deploy_pods_cms, "gvr repeated");
+    assert_eq!(listed(&api, "gvr=cm,deploy,configmaps&limit=0").await.len(), 6, "a type named twice once");
+    // Filters apply to every type.
+    assert_eq!(
+        listed(&api, "gvr=pods,cm&cluster=beta&limit=0").await,
+        ["beta/p-b1", "beta/cm-b1", "beta/cm-b2"]
+    );
+    // /v1/list: the bare objects, of both kinds.
+    let kinds: Vec<Value> =
+        api.get("/v1/list?gvr=deploy,cm&limit=0").await.array().iter().map(|o| o["kind"].clone()).collect();
+    assert_eq!(kinds.len(), 6);
+    // One type alone is the request it always was, continue token and all.
+    let one = api.get("/v1/list_with_cluster?gvr=cm&limit=2").await;
+    assert_eq!(keys(&one), ["alpha/cm-a1", "alpha/cm-a2"]);
+    assert!(one.header(CONTINUE_HEADER).is_some());
+}
+
+#[tokio::test]
+async fn a_limit_counts_every_type_and_the_token_continues_where_it_stopped() {
+    let api = TestApi::new().await;
+    let mut seen = Vec::new();
+    let mut token: Option<String> = None;
+    // Pages of 3 over a deployment, 3 pods and 5 configmaps: 9 in all.
+    for _ in 0..5 {
+        let continued = token.as_deref().map(|t| format!("&continue={}", encoded(t))).unwrap_or_default();
+        let page = api.get(&format!("/v1/list_with_cluster?gvr=deploy,pods,cm&limit=3{continued}")).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text());
+        let got = keys(&page);
+        assert!(got.len() <= 3, "{got:?}");
+        seen.extend(got);
+        token = page.header(CONTINUE_HEADER).map(str::to_owned);
+        if token.is_none() {
+            break;
+        }
+    }
+    let mut expected: Vec<String> =
+        ["beta/web", "alpha/p-a1", "alpha/p-a2", "beta/p-b1"].into_iter().map(String::from).collect();
+    expected.extend(CONFIGMAPS.map(String::from));
+    assert_eq!(seen, expected);
+    // The default page of the Go project's server counts the whole answer too.
+    ten_more(&api).await;
+    assert_eq!(listed(&api, "gvr=deploy,pods,cm").await.len(), 10);
+    // A token of one type's own request is taken by a request that lists that type.
+    let alone =
+        api.get("/v1/list_with_cluster?gvr=pods&limit=1").await.header(CONTINUE_HEADER).unwrap().to_owned();
+    let rest = listed(&api, &format!("gvr=deploy,pods&limit=0&continue={}", encoded(&alone))).await;
+    assert_eq!(rest, ["alpha/p-a2", "beta/p-b1"]);
+    // A token of no type of the request is 400.
+    let of_cm =
+        api.get("/v1/list_with_cluster?gvr=cm&limit=1").await.header(CONTINUE_HEADER).unwrap().to_owned();
+    let other = api
+        .get(&format!("/v1/list_with_cluster?gvr=secrets,pods&limit=0&continue={}", encoded(&of_cm)))
+        .await;
+    assert!(other.error(StatusCode::BAD_REQUEST).contains("made by another query"));
+}
+
+#[tokio::test]
+async fn several_types_refuse_an_unknown_type_a_watch_and_newest_first() {
+    let api = TestApi::new().await;
+    let unknown = api.get("/v1/list_with_cluster?gvr=pods,confgmaps").await;
+    assert!(unknown.error(StatusCode::NOT_FOUND).contains("unknown resource type \"confgmaps\""));
+    let watch = api.get("/v1/list_with_cluster?gvr=pods,cm&watch=true").await;
+    assert!(watch.error(StatusCode::BAD_REQUEST).starts_with("watch takes one type"));
+    let newest = api.get("/v1/list?gvr=pods,cm&order=newest").await;
+    assert!(newest.error(StatusCode::BAD_REQUEST).starts_with("order=newest takes one type"));
+}
+
+#[tokio::test]
+async fn several_types_without_a_limit_stream_every_page_of_every_type() {
+    let api = TestApi::new().await;
+    // More ConfigMaps than one page of the stream holds.
+    let many: Vec<Change> = (0..1200)
+        .map(|i| Change::Upsert(object(&configmaps(), Some("zz"), &format!("many-{i:04}"), json!({}))))
+        .collect();
+    api.state.store.apply_batch("beta", many).await.unwrap();
+    let all = listed(&api, "gvr=pods,cm,deploy&limit=0").await;
+    assert_eq!(all.len(), 3 + 5 + 1200 + 1);
+    assert_eq!(all[..3], ["alpha/p-a1", "alpha/p-a2", "beta/p-b1"]);
+    assert_eq!(all[3..8], CONFIGMAPS[..]);
+    assert_eq!(all[8], "beta/many-0000");
+    assert_eq!(all[1207], "beta/many-1199");
+    assert_eq!(all[1208], "beta/web");
 }

@@ -40,6 +40,13 @@ async fn resources_lists_the_types_discovered_in_any_cluster() {
     );
     let namespaces = resources.iter().find(|r| r["resource"] == "namespaces").unwrap();
     assert_eq!(namespaces["namespaced"], false);
+    // Categories as discovery gives them (what `list all` reads), absent when there are none.
+    let in_all: Vec<&str> = resources
+        .iter()
+        .filter(|r| r["categories"] == json!(["all"]))
+        .map(|r| r["resource"].as_str().unwrap())
+        .collect();
+    assert_eq!(in_all, ["pods", "deployments"]);
 }
 
 #[tokio::test]

@@ -78,6 +78,7 @@ impl Kind {
             short_names: Vec::new(),
             namespaced,
             verbs: vec!["get".into(), "list".into()],
+            categories: Vec::new(),
         }
     }
 

@@ -53,6 +53,7 @@ async fn a_group_version_lists_its_types_with_read_verbs() {
     );
     assert_eq!(by_name("namespaces")["namespaced"], false);
     assert!(by_name("secrets").get("shortNames").is_none(), "no empty shortNames");
+    assert_eq!(by_name("pods")["categories"], json!(["all"]), "kubectl get all reads them");
     assert!(resources.iter().all(|r| r["verbs"] == json!(["get", "list", "watch"])), "read-only");
 
     let apps = api.get("/apis/apps/v1").await.json();
@@ -74,4 +75,27 @@ async fn an_unknown_group_version_or_cluster_is_404_in_kubectls_words() {
         let message = api.get(path).await.status_object(StatusCode::NOT_FOUND, "NotFound");
         assert_eq!(message, "cluster \"gamma\" not found", "{path}");
     }
+}
+
+#[tokio::test]
+async fn aggregated_discovery_carries_each_types_categories_for_kubectl_get_all() {
+    let api = TestApi::new().await;
+    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let mut in_all = Vec::new();
+    for path in ["/api", "/apis"] {
+        let list = api.get_accepting(path, accept).await.json();
+        assert_eq!(list["kind"], "APIGroupDiscoveryList", "{path}");
+        for group in list["items"].as_array().unwrap() {
+            for version in group["versions"].as_array().unwrap() {
+                for r in version["resources"].as_array().unwrap() {
+                    if r["categories"] == json!(["all"]) {
+                        in_all.push(r["resource"].as_str().unwrap().to_owned());
+                    } else {
+                        assert!(r.get("categories").is_none(), "no empty categories: {r}");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(in_all, ["pods", "deployments"]);
 }
