@@ -17,6 +17,9 @@ pub struct Metrics {
     pruned: std::sync::atomic::AtomicU64,
 }
 
+/// One of the history's gauges: its value for a cluster's totals, if it has one.
+type HistoryGauge = fn(&crate::clusters::registry::HistoryTotals) -> Option<f64>;
+
 /// Callers counted by name in `mc_http_requests_by_identity_total`; more count as `other`, so
 /// a flood of identities cannot grow the metrics without bound.
 pub const MAX_IDENTITIES: usize = 100;
@@ -91,7 +94,7 @@ impl Metrics {
         let kept: Vec<(&str, crate::clusters::registry::HistoryTotals)> =
             clusters.iter().filter_map(|(c, s)| Some((c.name(), s.history?))).collect();
         if !kept.is_empty() {
-            let history: [(&str, &str, fn(&crate::clusters::registry::HistoryTotals) -> Option<f64>); 3] = [
+            let history: [(&str, &str, HistoryGauge); 3] = [
                 ("mc_history_revisions", "Revisions the history keeps of the cluster's objects.", |h| {
                     Some(h.revisions as f64)
                 }),

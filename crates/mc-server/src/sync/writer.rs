@@ -745,4 +745,65 @@ mod tests {
         push(&mut pending, cluster("d"), events(), now, Expect::Any);
         assert!(!flush(&pending, Backend::MySql));
     }
+
+    #[tokio::test]
+    async fn what_lists_find_is_recorded_as_found_by_them_after_the_last_known_time() {
+        use crate::store::{ChangeKind, HistoryRules, Query};
+        let store = Store::connect("sqlite::memory:").await.unwrap().record_history(HistoryRules::default());
+        let (sender, _notices, _history, task) = spawn(store.clone(), Default::default());
+        let a = cluster("a");
+        let gvr = Gvr::new("", "v1", "configmaps");
+        let barrier = || async {
+            let (tx, rx) = oneshot::channel();
+            sender.send(Msg::Barrier(tx)).await.unwrap();
+            rx.await.unwrap();
+        };
+        // A first list ever, then a watch event.
+        let mut first = objects(0, 3);
+        first.iter_mut().for_each(|o| o.created = true);
+        sender.send_page(a.clone(), first, Expect::NewRows).await.unwrap();
+        sender
+            .send(Msg::InitDone { cluster: a.clone(), gvr: gvr.clone(), keep: None, back: false })
+            .await
+            .unwrap();
+        let mut event = objects(3, 4);
+        event[0].created = true;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        sender.send(Msg::Upsert(a.clone(), event.remove(0), Instant::now())).await.unwrap();
+        barrier().await;
+        // A relist after a gap: cm-1 changed, cm-2 and cm-3 are gone.
+        let mut keep = store.relist_keys("a", &gvr).await.unwrap();
+        assert!(keep.listed("uid-0", "1"));
+        let mut changed = objects(1, 2);
+        changed[0].resource_version = "2".into();
+        assert!(!keep.listed("uid-1", "2"));
+        sender.send_page(a.clone(), changed, Expect::Any).await.unwrap();
+        sender
+            .send(Msg::InitDone { cluster: a.clone(), gvr: gvr.clone(), keep: Some(keep), back: false })
+            .await
+            .unwrap();
+        barrier().await;
+        let q = Query { gvr: Some(gvr.clone()), ..Query::default() };
+        let h = store.history(&q, false, 100).await.unwrap();
+        let seen: Vec<(&str, ChangeKind, bool, bool)> =
+            h.iter().map(|r| (r.name.as_str(), r.change, r.seen_by_list, r.gap_from_ms.is_some())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("cm-0", ChangeKind::Added, true, false),
+                ("cm-1", ChangeKind::Added, true, false),
+                ("cm-2", ChangeKind::Added, true, false),
+                ("cm-3", ChangeKind::Added, false, false),
+                ("cm-1", ChangeKind::Modified, true, true),
+                ("cm-2", ChangeKind::Deleted, true, true),
+                ("cm-3", ChangeKind::Deleted, true, true),
+            ]
+        );
+        // The bound is the watch event's time: after the first list, before the relist.
+        let bound = h[4].gap_from_ms.unwrap();
+        assert!(h[0].at_ms < bound && bound <= h[3].at_ms && bound <= h[4].at_ms, "{bound} {:?}", &h);
+        assert_eq!(h[5].gap_from_ms, Some(bound));
+        drop(sender);
+        task.await.unwrap();
+    }
 }
