@@ -6,6 +6,7 @@
 pub mod age;
 pub mod api;
 pub mod config;
+pub mod count;
 pub mod crd;
 pub mod gvr;
 pub mod jsonpath;

@@ -9,6 +9,7 @@
 
 pub mod can_i;
 pub mod clusters;
+pub mod count;
 pub mod error;
 pub mod health;
 pub mod join;
@@ -87,6 +88,7 @@ pub fn router(state: AppState) -> Router {
     let routes = Router::new()
         .merge(list::router())
         .merge(clusters::router())
+        .merge(count::router())
         .merge(can_i::router())
         .merge(kube::router())
         .merge(admin)
@@ -125,7 +127,7 @@ pub async fn query_digests(
 }
 
 /// `work` once it has one of `turns`, all of it (wait included) within `limit`, else 503.
-async fn bounded<T>(
+pub(crate) async fn bounded<T>(
     turns: &tokio::sync::Semaphore,
     limit: std::time::Duration,
     work: impl std::future::Future<Output = ApiResult<T>>,

@@ -14,6 +14,7 @@
 mod access;
 mod auth;
 mod can_i;
+mod count;
 mod hub;
 mod join;
 mod list;

@@ -9,6 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod count;
 mod harness;
 mod scenarios;
 
@@ -70,6 +71,8 @@ conformance!(
     reads_cancelled_at_any_point_leave_no_connection_in_a_transaction,
     first_lists_cancelled_at_any_point_commit_all_or_nothing,
     indexes_deferred_for_a_first_sync_are_built_after_it,
+    counts_group_by_cluster_namespace_and_fields,
+    counts_keep_the_filters_of_the_query,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
