@@ -7,6 +7,7 @@ pub mod clusters;
 pub mod complete;
 pub mod completion;
 pub mod config;
+pub mod count;
 pub mod delete;
 pub mod describe;
 pub mod join;
@@ -60,6 +61,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Auth(args) => auth::run(&client().await?, args, out).await,
         Command::Logs(args) => logs::run(&client().await?, args, out).await,
         Command::Top(args) => top::run(&client().await?, args, out).await,
+        Command::Count(args) => count::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),
