@@ -153,6 +153,8 @@ pub struct Settings {
     pub max_clusters_per_replica: Option<usize>,
     /// How lists are read (`sync.listPageSize`, `sync.unpagedListMax`).
     pub lists: crate::sync::ListSizes,
+    /// The types counted per namespace for `/metrics` (`metrics.namespaceCountsFor`).
+    pub namespace_counts: crate::object_counts::NamespaceCounts,
 }
 
 impl Settings {
@@ -260,6 +262,21 @@ impl Settings {
             )),
             None => None,
         };
+        let namespace_counts = crate::object_counts::NamespaceCounts {
+            types: file
+                .metrics
+                .namespace_counts_for
+                .iter()
+                .map(|t| {
+                    mc_types::GvrSpec::parse(t)
+                        .map_err(|e| invalid(format!("metrics.namespaceCountsFor: {t:?}: {e}")))
+                })
+                .collect::<Result<_, _>>()?,
+            max_series: file
+                .metrics
+                .max_namespace_series
+                .unwrap_or(mc_types::config::DEFAULT_MAX_NAMESPACE_SERIES) as usize,
+        };
         let defaults = crate::sync::ListSizes::default();
         let lists = crate::sync::ListSizes {
             page: file.sync.list_page_size.unwrap_or(defaults.page),
@@ -268,6 +285,7 @@ impl Settings {
         Ok(Settings {
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,
+            namespace_counts,
             config_path: args.config,
             clusters,
             listen,

@@ -13,6 +13,7 @@ pub mod lease;
 pub mod listener;
 pub mod membership;
 pub mod metrics;
+pub mod object_counts;
 pub mod server;
 pub mod store;
 pub mod sync;

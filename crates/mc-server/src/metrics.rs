@@ -13,6 +13,8 @@ pub struct Metrics {
     requests: Mutex<BTreeMap<(String, u16), u64>>,
     /// Requests by caller (user name), at most [`MAX_IDENTITIES`] of them; the rest as `other`.
     identities: Mutex<BTreeMap<String, u64>>,
+    /// Objects per cluster and type (and namespace), as the periodic counts task last made them.
+    pub objects: crate::object_counts::ObjectCounts,
 }
 
 /// Callers counted by name in `mc_http_requests_by_identity_total`; more count as `other`, so
@@ -94,6 +96,7 @@ impl Metrics {
             let user = user.replace(['"', '\\', '\n'], "_");
             let _ = writeln!(out, "mc_http_requests_by_identity_total{{identity=\"{user}\"}} {n}");
         }
+        self.objects.render(&mut out);
         out
     }
 }

@@ -73,29 +73,51 @@ pub struct Count {
     pub count: u64,
 }
 
-/// Counts gathered by their values, bounded by [`MAX_GROUPS`].
-#[derive(Default)]
-struct Counts(BTreeMap<Vec<String>, u64>);
+/// Counts gathered by their values, at most `most` of them.
+struct Counts {
+    counts: BTreeMap<Vec<String>, u64>,
+    most: usize,
+}
 
 impl Counts {
+    fn new(most: usize) -> Self {
+        Counts { counts: BTreeMap::new(), most }
+    }
+
     fn add(&mut self, values: Vec<String>, n: u64) -> Result<()> {
-        *self.0.entry(values).or_default() += n;
-        if self.0.len() > MAX_GROUPS {
-            return Err(Error::TooManyGroups(MAX_GROUPS));
+        *self.counts.entry(values).or_default() += n;
+        if self.counts.len() > self.most {
+            return Err(Error::TooManyGroups(self.most));
         }
         Ok(())
     }
 
     /// Sorted by the values.
     fn finish(self) -> Vec<Count> {
-        self.0.into_iter().map(|(values, count)| Count { values, count }).collect()
+        self.counts.into_iter().map(|(values, count)| Count { values, count }).collect()
     }
+}
+
+/// How many objects one cluster has of one type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeCount {
+    /// The cluster.
+    pub cluster: String,
+    /// The type.
+    pub gvr: mc_types::Gvr,
+    /// How many objects.
+    pub count: u64,
 }
 
 /// `SELECT k0, …, COUNT(*) FROM (SELECT <key> AS k0, … FROM resources r WHERE …) t GROUP BY k0, …`:
 /// each field read once per row in the inner select, its JSON text grouped by the outer one.
-/// One more group than [`MAX_GROUPS`] tells that there are too many.
-fn count_statement(d: super::dialect::Dialect, filter: &SqlFilter<'_>, by: &[GroupKey]) -> statement::Stmt {
+/// One more group than `most` tells that there are too many.
+fn count_statement(
+    d: super::dialect::Dialect,
+    filter: &SqlFilter<'_>,
+    by: &[GroupKey],
+    most: usize,
+) -> statement::Stmt {
     let columns: Vec<String> = (0..by.len()).map(|i| format!("k{i}")).collect();
     let mut b = statement::Builder::new(d, "SELECT ");
     for c in &columns {
@@ -117,7 +139,7 @@ fn count_statement(d: super::dialect::Dialect, filter: &SqlFilter<'_>, by: &[Gro
         let grouped: Vec<String> = columns.iter().map(|c| format!("t.{c}")).collect();
         b.push(" GROUP BY ").push(&grouped.join(", "));
     }
-    b.push(" LIMIT ").bind(i64::try_from(MAX_GROUPS + 1).unwrap_or(i64::MAX));
+    b.push(" LIMIT ").bind(i64::try_from(most.saturating_add(1)).unwrap_or(i64::MAX));
     b.finish()
 }
 
@@ -126,10 +148,16 @@ impl Store {
     /// each combination of the values of `by`, sorted by the values. Grouped in SQL; with a field
     /// selector SQL cannot evaluate, counted over the objects as [`Store::count_each`] does.
     pub async fn count_by(&self, q: &Query, by: &[GroupKey]) -> Result<Vec<Count>> {
+        self.count_by_at_most(q, by, MAX_GROUPS).await
+    }
+
+    /// [`Store::count_by`] answering at most `most` combinations (more is
+    /// [`Error::TooManyGroups`]).
+    pub async fn count_by_at_most(&self, q: &Query, by: &[GroupKey], most: usize) -> Result<Vec<Count>> {
         let (filter, after_fetch) = q.sql_filter();
         if !after_fetch.is_empty() {
             return self
-                .count_each(q, |cluster, object| {
+                .count_objects(q, most, |cluster, object| {
                     let value = object.value();
                     by.iter().map(|k| k.value_of(cluster, &value)).collect()
                 })
@@ -138,10 +166,10 @@ impl Store {
         let mut tx = self.begin(false).await?;
         let mut cols = vec![Col::OptText; by.len()];
         cols.push(Col::Int);
-        let rows = tx.fetch(count_statement(tx.dialect, &filter, by), &cols).await?;
+        let rows = tx.fetch(count_statement(tx.dialect, &filter, by, most), &cols).await?;
         tx.commit().await?;
         // Values SQL told apart may be one here (a string escaped two ways in PostgreSQL's text).
-        let mut counts = Counts::default();
+        let mut counts = Counts::new(most);
         for mut row in rows {
             let n = u64::try_from(row.int(by.len())).unwrap_or(0);
             let values =
@@ -157,9 +185,18 @@ impl Store {
     pub async fn count_each(
         &self,
         q: &Query,
+        keys: impl FnMut(&str, &RawObject) -> Vec<String>,
+    ) -> Result<Vec<Count>> {
+        self.count_objects(q, MAX_GROUPS, keys).await
+    }
+
+    async fn count_objects(
+        &self,
+        q: &Query,
+        most: usize,
         mut keys: impl FnMut(&str, &RawObject) -> Vec<String>,
     ) -> Result<Vec<Count>> {
-        let mut counts = Counts::default();
+        let mut counts = Counts::new(most);
         let mut query =
             Query { limit: Some(SCAN_PAGE), continue_after: None, order: Order::Name, ..q.clone() };
         loop {
@@ -172,6 +209,30 @@ impl Store {
                 None => return Ok(counts.finish()),
             }
         }
+    }
+}
+
+impl Store {
+    /// How many objects each cluster has of each type, by type, then cluster.
+    pub async fn count_types(&self) -> Result<Vec<TypeCount>> {
+        let mut tx = self.begin(false).await?;
+        // In the order of the type index, which holds every column asked.
+        let stmt = statement::Builder::new(
+            tx.dialect,
+            "SELECT \"group\", version, resource, cluster, COUNT(*) FROM resources \
+             GROUP BY \"group\", version, resource, cluster ORDER BY \"group\", version, resource, cluster",
+        )
+        .finish();
+        let rows = tx.fetch(stmt, &[Col::Text, Col::Text, Col::Text, Col::Text, Col::Int]).await?;
+        tx.commit().await?;
+        Ok(rows
+            .into_iter()
+            .map(|mut r| TypeCount {
+                gvr: mc_types::Gvr::new(r.text(0), r.text(1), r.text(2)),
+                cluster: r.text(3),
+                count: u64::try_from(r.int(4)).unwrap_or(0),
+            })
+            .collect())
     }
 }
 
@@ -202,7 +263,7 @@ mod tests {
             labels: None,
             allowed: None,
         };
-        let s = count_statement(&sqlite::DIALECT, &filter, &by());
+        let s = count_statement(&sqlite::DIALECT, &filter, &by(), MAX_GROUPS);
         assert_eq!(
             s.sql,
             "SELECT t.k0, t.k1, COUNT(*) FROM (SELECT r.cluster AS k0, r.object -> ? AS k1, 1 AS one \
@@ -213,9 +274,9 @@ mod tests {
             s.args[0],
             statement::Arg::Text("$.\"metadata\".\"labels\".\"app.kubernetes.io/name\"".into())
         );
-        let m = count_statement(&mysql::DIALECT, &filter, &by());
+        let m = count_statement(&mysql::DIALECT, &filter, &by(), MAX_GROUPS);
         assert!(m.sql.contains("CAST(JSON_EXTRACT(r.object, ?) AS CHAR) AS k1"), "{}", m.sql);
-        let p = count_statement(&postgres::DIALECT, &filter, &by());
+        let p = count_statement(&postgres::DIALECT, &filter, &by(), MAX_GROUPS);
         assert!(p.sql.contains("CAST(CAST(r.object AS json) #> $1::text[] AS TEXT) AS k1"), "{}", p.sql);
         assert_eq!(
             p.args[0],
@@ -245,7 +306,7 @@ mod tests {
 
     #[test]
     fn more_groups_than_the_bound_is_an_error() {
-        let mut counts = Counts::default();
+        let mut counts = Counts::new(MAX_GROUPS);
         for i in 0..MAX_GROUPS {
             counts.add(vec![i.to_string()], 1).unwrap();
         }

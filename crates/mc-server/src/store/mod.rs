@@ -51,7 +51,7 @@ use tokio::sync::Mutex;
 use backend::{Pool, Tx, detached, mysql, postgres, sqlite};
 pub use change::{Batch, Change, Expect, StoredObject};
 pub use change_feed::FeedChange;
-pub use count::{Count, GroupKey, MAX_GROUPS};
+pub use count::{Count, GroupKey, MAX_GROUPS, TypeCount};
 use dialect::Dialect;
 pub use digests::{DigestPage, DigestRow};
 pub(crate) use error::redact_url;
