@@ -6,6 +6,7 @@
 #   scripts/bench.sh cli       [N pods in all, default 10000]
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
+#   scripts/bench.sh count     [N pods in all, default 1000000] (no clusters: count by phase on SQLite, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
@@ -24,9 +25,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|watch|replicas|access|logs|report)$ ]] || usage 2 20
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|count|watch|replicas|access|logs|report)$ ]] || usage 2 21
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [count]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -44,6 +45,7 @@ release_build() {
     replicas | access | logs) cargo build --release -q -p mc-server --bin mc-server ;;
     dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
     store) cargo build --release -q -p mc-server --example store_bench ;;
+    count) cargo build --release -q -p mc-server --example count_bench ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
     # `--bin` applies to every `-p` of one command: the plugin is its own build.
     cli) cargo build --release -q -p mc-server --bin mc-server
@@ -519,6 +521,19 @@ bench_store() {
   "$TARGET/examples/store_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
+bench_count() {
+  local n=${1:-1000000}
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local db
+  db="bench_$(date +%s)"
+  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
+  step "SQLite: $n pods" >&2
+  "$TARGET/examples/count_bench" "sqlite://$WORK/store.db" "$n"
+  rm -f "$WORK"/store.db*
+  step "PostgreSQL: $n pods" >&2
+  "$TARGET/examples/count_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
+}
+
 # The figures go to stdout as they come and to a file, for the results file. Through fd 1
 # only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
 # and tee ends when the bench has.
@@ -536,6 +551,7 @@ case $MODE in
   cli) inputs+=(pods="$N" runs=5 backends=sqlite) ;;
   join) inputs+=(configmaps="$N" backends=sqlite) ;;
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
+  count) inputs+=(pods="$N" runs=5 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
