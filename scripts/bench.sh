@@ -86,7 +86,7 @@ fi
 # see its continue token expire (410) and start again; at Kubernetes' default of 5 minutes not.
 [[ $MODE == sync && $N -le 50000 ]] &&
   export MC_TESTENV_APISERVER_FLAGS=${MC_TESTENV_APISERVER_FLAGS:-"--etcd-compaction-interval=15s"}
-if [[ $MODE == store ]]; then
+if [[ $MODE == store || $MODE == count ]]; then
   CLUSTERS=() # the store alone
 else
   scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" --dir "$WORK/clusters" >&2
