@@ -25,7 +25,8 @@ async fn main() -> anyhow::Result<()> {
     let [_, url, rest @ ..] = args.as_slice() else {
         anyhow::bail!("usage: count_bench STORAGE_URL [N in all] [--queries-only]");
     };
-    let n: usize = rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let n: usize =
+        rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
     let write = !rest.iter().any(|a| a == "--queries-only");
     let store = Store::connect(url).await?;
     let gvr = Gvr::new("", "v1", "pods");

@@ -30,6 +30,7 @@ unjoin\tRemove a cluster from mc-server and forget its objects
 auth\tAsk what a user may do in each cluster (`auth can-i`)
 logs\tPrint the logs of a pod, or of a workload's pods, in every cluster that has it
 top\tPrint the CPU and memory use of pods or nodes in every cluster (kubectl top's columns)
+count\tCount objects of one type in every cluster, by cluster, namespace, fields or columns
 kubeconfig\tPrint a kubeconfig for mc-server's read-only Kubernetes API
 config\tWrite or show the config file (~/.multi-cluster-operator/config)
 completion\tPrint a shell completion script
@@ -51,6 +52,7 @@ fn list_completes_the_servers_resource_types_and_clusters() {
         "clusters\ncm\nconfigmaps\ndeploy\ndeployments\npo\npods\nwidgets\n:4\n"
     );
     assert_eq!(complete(&home, &["describe", "-n", "default", "w"]), "widgets\n:4\n");
+    assert_eq!(complete(&home, &["count", "w"]), "widgets\n:4\n");
     assert!(server.requests().iter().any(|r| r == "GET /v1/resources"), "{:?}", server.requests());
 }
 
