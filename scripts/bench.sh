@@ -7,6 +7,7 @@
 #   scripts/bench.sh join      [N objects in the joining cluster, default 10000]
 #   scripts/bench.sh store     [N objects in all, default 1000000] (no clusters: SQLite, MariaDB, PostgreSQL)
 #   scripts/bench.sh history   [N objects, default 100000] (no clusters: history off/on, 10 revisions an object)
+#   scripts/bench.sh count     [N pods in all, default 1000000] (no clusters: count by phase on SQLite, PostgreSQL)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
@@ -25,9 +26,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|watch|replicas|access|logs|report)$ ]] || usage 2 20
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|count|watch|replicas|access|logs|report)$ ]] || usage 2 22
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [count]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -46,6 +47,7 @@ release_build() {
     dispatch) cargo build --release -q -p mc-server --bin mc-server --example dispatch_bench ;;
     store) cargo build --release -q -p mc-server --example store_bench ;;
     history) cargo build --release -q -p mc-server --example history_bench --example history_codec ;;
+    count) cargo build --release -q -p mc-server --example count_bench ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
     # `--bin` applies to every `-p` of one command: the plugin is its own build.
     cli) cargo build --release -q -p mc-server --bin mc-server
@@ -86,7 +88,7 @@ fi
 # see its continue token expire (410) and start again; at Kubernetes' default of 5 minutes not.
 [[ $MODE == sync && $N -le 50000 ]] &&
   export MC_TESTENV_APISERVER_FLAGS=${MC_TESTENV_APISERVER_FLAGS:-"--etcd-compaction-interval=15s"}
-if [[ $MODE == store ]]; then
+if [[ $MODE == store || $MODE == count ]]; then
   CLUSTERS=() # the store alone
 else
   scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" --dir "$WORK/clusters" >&2
@@ -544,6 +546,19 @@ bench_history() {
     "${MC_TEST_POSTGRES_URL%/*}/${db}_on" "$n" "$((n * 10))"
 }
 
+bench_count() {
+  local n=${1:-1000000}
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local db
+  db="bench_$(date +%s)"
+  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
+  step "SQLite: $n pods" >&2
+  "$TARGET/examples/count_bench" "sqlite://$WORK/store.db" "$n"
+  rm -f "$WORK"/store.db*
+  step "PostgreSQL: $n pods" >&2
+  "$TARGET/examples/count_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
+}
+
 # The figures go to stdout as they come and to a file, for the results file. Through fd 1
 # only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
 # and tee ends when the bench has.
@@ -562,6 +577,7 @@ case $MODE in
   join) inputs+=(configmaps="$N" backends=sqlite) ;;
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
+  count) inputs+=(pods="$N" runs=5 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;

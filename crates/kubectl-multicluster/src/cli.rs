@@ -136,6 +136,20 @@ pub enum Command {
     ///   kubectl multicluster events -n shop --for deploy/web
     #[command(verbatim_doc_comment)]
     Events(EventsArgs),
+    /// Count objects of one type in every cluster, by cluster, namespace, fields or columns
+    ///
+    /// --by takes keys separated by commas: cluster, namespace, a field path of the objects
+    /// (status.phase, spec.containers[0].image, metadata.labels["app.kubernetes.io/name"]) or
+    /// a column kubectl prints for the type (status, ready, nominated-node). mc-server counts
+    /// fields in its database; a printed column, which kubectl computes (a pod's STATUS says
+    /// CrashLoopBackOff where status.phase says Running), is computed object by object, as a
+    /// list would. A missing value counts as <none>. Only what you may list is counted.
+    ///
+    ///   kubectl multicluster count pods --by cluster,status.phase
+    ///   kubectl multicluster count pods -A --by namespace,status -l app=web
+    ///   kubectl multicluster count configmaps --by cluster,namespace -o json
+    #[command(verbatim_doc_comment)]
+    Count(CountArgs),
     /// Print a kubeconfig for mc-server's read-only Kubernetes API
     ///
     /// Context `multicluster` reads every cluster, `multicluster-NAME` one cluster; all use the
@@ -227,6 +241,53 @@ impl TopKind {
             _ => Err(format!("{text:?}: top reads pods or nodes")),
         }
     }
+}
+
+/// Arguments of `count`.
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// Resource type (pods, deploy, apps/v1/deployments, …)
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+
+    /// What to count by, separated by commas: cluster, namespace, a field path (status.phase)
+    /// or a printed column (status)
+    #[arg(long, value_name = "KEYS", default_value = "cluster")]
+    pub by: String,
+
+    /// Only this namespace (default: all namespaces)
+    #[arg(short, long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// All namespaces (the default; accepted for kubectl habits)
+    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// Only these clusters: a,b (repeatable; default: every cluster)
+    #[arg(
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
+        value_name = "CLUSTER",
+        value_delimiter = ','
+    )]
+    pub clusters: Vec<String>,
+
+    /// Only objects whose labels match: app=web,tier!=db
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Only objects whose fields match: status.phase=Running, spec.nodeName=
+    #[arg(long = "field-selector", value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+
+    /// Output format (default: a table): json
+    #[arg(short, long, value_name = "FORMAT", value_parser = ["json"])]
+    pub output: Option<String>,
+
+    /// Leave out the header line
+    #[arg(long)]
+    pub no_headers: bool,
 }
 
 /// Arguments of `top`.
@@ -869,6 +930,7 @@ const VERBS: &[&str] = &[
     "history",
     "diff",
     "events",
+    "count",
     "kubeconfig",
     "config",
     "completion",

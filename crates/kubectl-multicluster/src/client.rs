@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use futures::stream::{self, BoxStream, StreamExt};
 use mc_types::api::{
-    ApiErrorBody, CONTINUE_HEADER, CanIAnswer, ClusterInfo, ListWithClusterItem, ResResponse, WatchEvent,
-    paths,
+    ApiErrorBody, CONTINUE_HEADER, CanIAnswer, ClusterInfo, CountAnswer, ListWithClusterItem, ResResponse,
+    WatchEvent, paths,
 };
 use mc_types::{GvrSpec, ResourceInfo};
 use reqwest::{Method, RequestBuilder, Response, StatusCode};
@@ -349,6 +349,12 @@ impl Client {
     /// `GET /v1/auth/can-i`: one answer per cluster asked, in name order.
     pub async fn can_i(&self, query: &CanIQuery) -> Result<Vec<CanIAnswer>> {
         let resp = self.send(self.request(Method::GET, paths::CAN_I).query(&query.params())).await?;
+        self.decode(resp).await
+    }
+
+    /// `GET /v1/count` with these parameters (`gvr`, `by`, and the filters of a list).
+    pub async fn count(&self, params: &[(&str, String)]) -> Result<CountAnswer> {
+        let resp = self.send(self.request(Method::GET, paths::COUNT).query(params)).await?;
         self.decode(resp).await
     }
 

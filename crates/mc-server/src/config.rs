@@ -155,6 +155,8 @@ pub struct Settings {
     pub lists: crate::sync::ListSizes,
     /// What the history keeps and for how long (`history:`); `None` when it is off.
     pub history: Option<HistorySettings>,
+    /// The types counted per namespace for `/metrics` (`metrics.namespaceCountsFor`).
+    pub namespace_counts: crate::object_counts::NamespaceCounts,
 }
 
 /// The history's settings, checked (`history:` of the config file).
@@ -293,6 +295,21 @@ impl Settings {
             )),
             None => None,
         };
+        let namespace_counts = crate::object_counts::NamespaceCounts {
+            types: file
+                .metrics
+                .namespace_counts_for
+                .iter()
+                .map(|t| {
+                    mc_types::GvrSpec::parse(t)
+                        .map_err(|e| invalid(format!("metrics.namespaceCountsFor: {t:?}: {e}")))
+                })
+                .collect::<Result<_, _>>()?,
+            max_series: file
+                .metrics
+                .max_namespace_series
+                .unwrap_or(mc_types::config::DEFAULT_MAX_NAMESPACE_SERIES) as usize,
+        };
         let defaults = crate::sync::ListSizes::default();
         let lists = crate::sync::ListSizes {
             page: file.sync.list_page_size.unwrap_or(defaults.page),
@@ -303,6 +320,7 @@ impl Settings {
             history,
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,
+            namespace_counts,
             config_path: args.config,
             clusters,
             listen,

@@ -14,6 +14,7 @@ pub mod listener;
 pub mod membership;
 pub mod metrics;
 pub mod retention;
+pub mod object_counts;
 pub mod server;
 pub mod store;
 pub mod sync;

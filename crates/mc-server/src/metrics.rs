@@ -15,6 +15,8 @@ pub struct Metrics {
     identities: Mutex<BTreeMap<String, u64>>,
     /// Revisions the history's retention removed.
     pruned: std::sync::atomic::AtomicU64,
+    /// Objects per cluster and type (and namespace), as the periodic counts task last made them.
+    pub objects: crate::object_counts::ObjectCounts,
 }
 
 /// One of the history's gauges: its value for a cluster's totals, if it has one.
@@ -136,6 +138,7 @@ impl Metrics {
             let user = user.replace(['"', '\\', '\n'], "_");
             let _ = writeln!(out, "mc_http_requests_by_identity_total{{identity=\"{user}\"}} {n}");
         }
+        self.objects.render(&mut out);
         out
     }
 }

@@ -107,8 +107,13 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         registry.insert(cluster.clone());
         spawn_cluster(sync.clone(), cluster);
     }
-    tokio::spawn(refresh_counts(store.clone(), registry.clone(), sync.health.clone()));
     let metrics = Arc::new(Metrics::default());
+    tokio::spawn(refresh_counts(
+        store.clone(),
+        registry.clone(),
+        sync.health.clone(),
+        (metrics.clone(), settings.namespace_counts.clone()),
+    ));
     if let Some(history) = &settings.history {
         tokio::spawn(crate::retention::run(
             store.clone(),
@@ -440,13 +445,19 @@ async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membershi
 /// How long the periodic count may take before the store counts as not answering.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, and the
+/// How long the object counts of `/metrics` may take.
+const OBJECT_COUNTS_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Keeps the per-cluster object counts current for `/v1/clusters` and `/metrics`, the counts per
+/// type (and namespace) of `/metrics` every [`crate::object_counts::REFRESH_EVERY`], and the
 /// store's `clusters` table in step with the registry (written when a cluster's state changes).
 async fn refresh_counts(
     store: Store,
     registry: Arc<Registry>,
     health: Arc<crate::sync::resilient::StoreHealth>,
+    (metrics, namespace_counts): (Arc<Metrics>, crate::object_counts::NamespaceCounts),
 ) {
+    let mut objects_counted: Option<std::time::Instant> = None;
     // Keyed by the cluster object too: a cluster unjoined and joined again between two passes is
     // a new `Cluster`, whose row (removed by the unjoin) is written again.
     let mut written: std::collections::HashMap<String, (std::time::Instant, String, String, String)> =
@@ -463,6 +474,18 @@ async fn refresh_counts(
             last_optimize = std::time::Instant::now();
         }
         synced = now_synced;
+        if objects_counted.is_none_or(|at| at.elapsed() >= crate::object_counts::REFRESH_EVERY) {
+            objects_counted = Some(std::time::Instant::now());
+            let refresh = metrics.objects.refresh(&store, registry.catalog(), &namespace_counts);
+            match tokio::time::timeout(OBJECT_COUNTS_TIMEOUT, refresh).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "counting objects for /metrics failed"),
+                Err(_) => tracing::warn!(
+                    seconds = OBJECT_COUNTS_TIMEOUT.as_secs(),
+                    "counting objects for /metrics did not finish in time"
+                ),
+            }
+        }
         // The counts double as the store's health probe: a database that went away shows in
         // `/readyz` even when no change waits to be written.
         let mut probe_failure: Option<String> = None;

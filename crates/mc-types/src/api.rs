@@ -30,6 +30,9 @@ pub mod paths {
     /// `GET ?verb=&gvr=` (and `namespace`, `name`, `subresource`, `cluster`, `user`, `group`) →
     /// JSON array of [`super::CanIAnswer`], one per cluster in name order.
     pub const CAN_I: &str = "/v1/auth/can-i";
+    /// `GET ?gvr=&by=` (and `cluster`, `namespace`, `labelSelector`, `fieldSelector`) → a
+    /// [`super::CountAnswer`].
+    pub const COUNT: &str = "/v1/count";
     /// Liveness.
     pub const HEALTHZ: &str = "/healthz";
     /// Liveness, as kube-apiserver names it.
@@ -58,6 +61,26 @@ pub struct ListWithClusterItem {
     /// The object as stored.
     #[serde(rename = "Object")]
     pub object: serde_json::Value,
+}
+
+/// The answer of `/v1/count`: how many objects have each combination of the keys' values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountAnswer {
+    /// The keys, as the server understood them (`cluster`, `status.phase`, `STATUS`).
+    pub by: Vec<String>,
+    /// One per combination of values that some object has, sorted by the values.
+    pub items: Vec<CountItem>,
+    /// Every object counted.
+    pub total: u64,
+}
+
+/// One row of a [`CountAnswer`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountItem {
+    /// The keys' values, in the order of `by` (`<none>` for a missing one).
+    pub values: Vec<String>,
+    /// How many objects have them.
+    pub count: u64,
 }
 
 /// Body of every error response: `{"error": "..."}`, with candidates for an ambiguous or unknown

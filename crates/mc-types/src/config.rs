@@ -223,7 +223,28 @@ pub struct ServerConfig {
     /// What is kept of past changes, and for how long.
     #[serde(default)]
     pub history: HistorySection,
+    /// What `/metrics` exports besides its fixed series.
+    #[serde(default)]
+    pub metrics: MetricsSection,
 }
+
+/// What `/metrics` exports besides its fixed series.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricsSection {
+    /// Types whose objects are also counted per namespace (`mc_namespace_objects`), written as
+    /// kubectl takes them: `configmaps`, `pods`, `deployments.apps`, `apps/v1/deployments`.
+    #[serde(default)]
+    pub namespace_counts_for: Vec<String>,
+    /// Most `mc_namespace_objects` series (default [`DEFAULT_MAX_NAMESPACE_SERIES`]): the
+    /// largest namespaces keep theirs, the others of a cluster and type are summed into one
+    /// series with `namespace="<other>"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_namespace_series: Option<u32>,
+}
+
+/// Default of `metrics.maxNamespaceSeries`.
+pub const DEFAULT_MAX_NAMESPACE_SERIES: u32 = 10_000;
 
 /// Authentication settings.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -1464,6 +1485,16 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(parse_age("90s").map(|d| d.as_secs()), Ok(90));
         assert!(parse_age("5").is_err());
         assert!(parse_age("m").is_err());
+    }
+
+    #[test]
+    fn metrics_name_the_types_counted_per_namespace() {
+        let text = "clusters: [{metadata: {clusterName: a}}]\nmetrics:\n  namespaceCountsFor: [configmaps, deployments.apps]\n  maxNamespaceSeries: 500\n";
+        let config = load_str(text).unwrap();
+        assert_eq!(config.metrics.namespace_counts_for, ["configmaps", "deployments.apps"]);
+        assert_eq!(config.metrics.max_namespace_series, Some(500));
+        let plain = load_str("clusters: [{metadata: {clusterName: a}}]\n").unwrap();
+        assert_eq!(plain.metrics, MetricsSection::default());
     }
 
     #[test]

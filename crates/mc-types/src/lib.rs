@@ -7,6 +7,7 @@ pub mod age;
 pub mod api;
 pub mod changed_fields;
 pub mod config;
+pub mod count;
 pub mod crd;
 pub mod gvr;
 pub mod history;

@@ -7,6 +7,7 @@ pub mod clusters;
 pub mod complete;
 pub mod completion;
 pub mod config;
+pub mod count;
 pub mod delete;
 pub mod describe;
 pub mod diff;
@@ -70,6 +71,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::History(args) => history::run(&client().await?, args, out).await,
         Command::Diff(args) => diff::run(&client().await?, args, out).await,
         Command::Events(args) => events::run(&client().await?, args, out).await,
+        Command::Count(args) => count::run(&client().await?, args, out).await,
         Command::Kubeconfig => kubeconfig::run(&settings, out).await,
         // `config set` writes what the flags say, never what the environment says.
         Command::Config(args) => config::run(&settings, &overrides, args, out),

@@ -33,6 +33,7 @@ top\tPrint the CPU and memory use of pods or nodes in every cluster (kubectl top
 history\tPrint the changes of an object, oldest first, in every cluster that has it
 diff\tPrint two revisions of an object as a unified YAML diff
 events\tPrint the Events of every cluster, kept after their cluster expired them, newest last
+count\tCount objects of one type in every cluster, by cluster, namespace, fields or columns
 kubeconfig\tPrint a kubeconfig for mc-server's read-only Kubernetes API
 config\tWrite or show the config file (~/.multi-cluster-operator/config)
 completion\tPrint a shell completion script
@@ -54,6 +55,7 @@ fn list_completes_the_servers_resource_types_and_clusters() {
         "clusters\ncm\nconfigmaps\ndeploy\ndeployments\npo\npods\nwidgets\n:4\n"
     );
     assert_eq!(complete(&home, &["describe", "-n", "default", "w"]), "widgets\n:4\n");
+    assert_eq!(complete(&home, &["count", "w"]), "widgets\n:4\n");
     assert!(server.requests().iter().any(|r| r == "GET /v1/resources"), "{:?}", server.requests());
 }
 

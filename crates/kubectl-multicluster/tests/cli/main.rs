@@ -6,6 +6,7 @@ mod auth;
 mod commands;
 mod complete;
 mod config_file;
+mod count;
 mod fake;
 mod fake_go_server;
 mod fake_master;

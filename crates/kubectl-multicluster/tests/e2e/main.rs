@@ -14,6 +14,7 @@ mod harness;
 mod ports;
 
 mod apply;
+mod count;
 mod errors;
 mod find;
 mod history;

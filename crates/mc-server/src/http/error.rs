@@ -68,6 +68,7 @@ impl From<crate::store::Error> for ApiError {
             crate::store::Error::BadCursor(_) => {
                 ApiError::bad_request(format!("invalid continue token: {e}"))
             }
+            crate::store::Error::TooManyGroups(_) => ApiError::bad_request(e.to_string()),
             other => ApiError::internal("storage error", &other),
         }
     }

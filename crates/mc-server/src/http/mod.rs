@@ -9,6 +9,7 @@
 
 pub mod can_i;
 pub mod clusters;
+pub mod count;
 pub mod error;
 pub mod health;
 mod history;
@@ -90,6 +91,7 @@ pub fn router(state: AppState) -> Router {
     let routes = Router::new()
         .merge(list::router())
         .merge(clusters::router())
+        .merge(count::router())
         .merge(can_i::router())
         .merge(history::router())
         .merge(kube::router())

@@ -40,6 +40,28 @@ fn list_params() -> Value {
     ])
 }
 
+fn count_params() -> Value {
+    let list = list_params();
+    let mut params: Vec<Value> = list
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter(|p| {
+                    matches!(
+                        p["name"].as_str(),
+                        Some("gvr" | "cluster" | "namespace" | "name" | "labelSelector" | "fieldSelector")
+                    )
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    params.insert(1, json!({"name": "by", "in": "query", "required": true,
+        "schema": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "description": "The keys to count by, separated by commas (at most 8): cluster, namespace, a field path of the objects (status.phase, spec.containers[0].image, metadata.labels[\"app.kubernetes.io/name\"]: keys of A-Za-z0-9_- and indexes, other keys quoted in brackets; at most 256 characters and 16 segments), or a printed column of the type (status, ready, nominated-node), which is computed object by object. A missing value, null, and the namespace of a cluster-scoped object count as <none>; a value other than a string as its JSON text."}));
+    Value::Array(params)
+}
+
 fn can_i_params() -> Value {
     let text = |max: u32| json!({"type": "string", "maxLength": max});
     json!([
@@ -203,6 +225,13 @@ pub fn document(anonymous_read: bool) -> Value {
                 "Status": {"type": "object", "required": ["kind", "status", "code"], "description": "A Kubernetes meta.k8s.io/v1 Status: the error shape of the Kubernetes API.",
                     "properties": {"kind": {"type": "string"}, "apiVersion": {"type": "string"}, "status": {"type": "string"},
                         "message": {"type": "string"}, "reason": {"type": "string"}, "code": {"type": "integer"}}},
+                "CountAnswer": {"type": "object", "required": ["by", "items", "total"], "properties": {
+                    "by": {"type": "array", "items": {"type": "string"}, "description": "The keys as understood: cluster, namespace, the field path, or the column's header."},
+                    "items": {"type": "array", "description": "One per combination of values some object has, sorted by the values.", "items": {
+                        "type": "object", "required": ["values", "count"], "properties": {
+                            "values": {"type": "array", "items": {"type": "string"}},
+                            "count": {"type": "integer", "minimum": 1}}}},
+                    "total": {"type": "integer", "minimum": 0}}},
                 "CanIAnswer": {"type": "object", "required": ["cluster", "allowed", "reason"], "properties": {
                     "cluster": {"type": "string"}, "allowed": {"type": "boolean"},
                     "reason": {"type": "string", "description": "What allows it: RoleBinding/NAMESPACE/NAME, ClusterRoleBinding/NAME, or static token: read role / admin role; empty when denied."}}}
@@ -218,6 +247,11 @@ pub fn document(anonymous_read: bool) -> Value {
                 "parameters": list_params(),
                 "responses": with_errors(json!({"200": {"description": "objects", "headers": continue_header,
                     "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/ObjectWithCluster"}}}}}}))}},
+            "/v1/count": {"get": { "security": read_security.clone(), "summary": "Count objects of one type by cluster, namespace, fields or printed columns (role read); only what the caller may list is counted, and a Warning names the clusters left out",
+                "parameters": count_params(),
+                "responses": with_errors(json!({"200": ok("counts", json!({"$ref": "#/components/schemas/CountAnswer"})),
+                    "400": error("malformed request, an invalid key, or more than 10,000 combinations of values"),
+                    "403": error("the namespace asked for is one the caller may list in no cluster")}))}},
             "/v1/clusters": {"get": { "security": read_security.clone(),"summary": "Clusters and their sync state (role read)",
                 "responses": with_errors(json!({"200": ok("clusters", json!({"type": "array", "items": {"$ref": "#/components/schemas/Cluster"}}))}))}},
             "/v1/resources": {"get": { "security": read_security.clone(),"summary": "Resource types discovered in the clusters (role read)",

@@ -15,6 +15,7 @@ mod access;
 mod auth;
 mod can_i;
 mod history;
+mod count;
 mod hub;
 mod join;
 mod list;

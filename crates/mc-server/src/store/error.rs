@@ -50,6 +50,12 @@ pub enum Error {
     /// retryable: a bug or a malformed object of the caller.
     #[error("invalid object: {0}")]
     InvalidObject(String),
+    /// A count would answer more combinations of values than it may (the bound). Not
+    /// retryable: a client error (400); count by fewer or coarser keys.
+    #[error(
+        "more than {0} combinations of values to count; count by fewer or coarser keys, or narrow the query"
+    )]
+    TooManyGroups(usize),
     /// A stored row could not be decoded (e.g. its JSON is damaged). Not retryable.
     #[error("corrupt row in the store: {0}")]
     Corrupt(String),

@@ -30,6 +30,7 @@
 mod backend;
 mod change;
 mod change_feed;
+mod count;
 mod deferred;
 mod dialect;
 mod digests;
@@ -53,6 +54,7 @@ use tokio::sync::Mutex;
 use backend::{Pool, Tx, detached, mysql, postgres, sqlite};
 pub use change::{Batch, Change, Expect, StoredObject};
 pub use change_feed::FeedChange;
+pub use count::{Count, GroupKey, MAX_GROUPS, TypeCount};
 use dialect::Dialect;
 pub use digests::{DigestPage, DigestRow};
 pub(crate) use error::redact_url;

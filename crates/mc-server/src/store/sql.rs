@@ -411,47 +411,7 @@ pub(crate) fn select_rows(
         Payload::Digest => b.push("r.id, r.hash"),
     };
     b.push(" FROM resources r WHERE 1 = 1");
-    if let Some(gvr) = f.gvr {
-        b.push(" AND ").push_gvr("r.", gvr);
-    }
-    if let Some(cluster) = f.cluster {
-        b.push(" AND r.cluster = ").bind(cluster);
-    }
-    if let Some(namespace) = f.namespace {
-        b.push(" AND r.namespace = ").bind(namespace);
-    }
-    if let Some(name) = f.name {
-        b.push(" AND r.name = ").bind(name);
-    }
-    for (column, equals, value) in &f.columns {
-        b.push(" AND r.").push(column).push(if *equals { " = " } else { " <> " }).bind(*value);
-    }
-    if let Some(allowed) = f.allowed {
-        push_allowed(&mut b, allowed);
-    }
-    if let Some(labels) = f.labels {
-        for req in labels.requirements() {
-            let (exists, values) = label_condition(req);
-            // Positive requirements drive the query from the label index (`id IN (…)`); with
-            // planner statistics the database starts there instead of scanning the type.
-            if exists {
-                b.push(" AND r.id IN (SELECT l.resource_id FROM resource_labels l WHERE l.\"key\" = ");
-            } else {
-                b.push(" AND NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.\"key\" = ");
-            }
-            b.bind(req.key.as_str());
-            match values {
-                [] => {}
-                [one] => {
-                    b.push(" AND l.\"value\" = ").bind(one.as_str());
-                }
-                many => {
-                    b.push(" AND l.\"value\" IN ").bind_list(many.iter().map(String::as_str));
-                }
-            }
-            b.push(")");
-        }
-    }
+    push_filter(&mut b, f);
     if let Some(c) = after {
         // With the type fixed the last three sort columns are constant: comparing the first three
         // lets the (group, version, resource, cluster, namespace, name) index drive the scan.
@@ -479,6 +439,51 @@ pub(crate) fn select_rows(
         b.push(" LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
     }
     b.finish()
+}
+
+/// ` AND …` for each filter of `f`, on the table alias `r`.
+pub(crate) fn push_filter(b: &mut Builder, f: &SqlFilter<'_>) {
+    if let Some(gvr) = f.gvr {
+        b.push(" AND ").push_gvr("r.", gvr);
+    }
+    if let Some(cluster) = f.cluster {
+        b.push(" AND r.cluster = ").bind(cluster);
+    }
+    if let Some(namespace) = f.namespace {
+        b.push(" AND r.namespace = ").bind(namespace);
+    }
+    if let Some(name) = f.name {
+        b.push(" AND r.name = ").bind(name);
+    }
+    for (column, equals, value) in &f.columns {
+        b.push(" AND r.").push(column).push(if *equals { " = " } else { " <> " }).bind(*value);
+    }
+    if let Some(allowed) = f.allowed {
+        push_allowed(b, allowed);
+    }
+    if let Some(labels) = f.labels {
+        for req in labels.requirements() {
+            let (exists, values) = label_condition(req);
+            // Positive requirements drive the query from the label index (`id IN (…)`); with
+            // planner statistics the database starts there instead of scanning the type.
+            if exists {
+                b.push(" AND r.id IN (SELECT l.resource_id FROM resource_labels l WHERE l.\"key\" = ");
+            } else {
+                b.push(" AND NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.\"key\" = ");
+            }
+            b.bind(req.key.as_str());
+            match values {
+                [] => {}
+                [one] => {
+                    b.push(" AND l.\"value\" = ").bind(one.as_str());
+                }
+                many => {
+                    b.push(" AND l.\"value\" IN ").bind_list(many.iter().map(String::as_str));
+                }
+            }
+            b.push(")");
+        }
+    }
 }
 
 /// ` AND (r.cluster = ? OR (r.cluster = ? AND r.namespace IN (…)) …)`: the rows of the clusters

@@ -4,6 +4,20 @@
 //! the upsert clause; and the [`Row`]s they answer, decoded by [`Col`].
 
 use mc_types::Gvr;
+use mc_types::count::{FieldPath, Segment};
+
+/// `$."a"."b"[0]`: the path syntax of SQLite and MySQL, every key quoted (a key such as `a-b` or
+/// `app.kubernetes.io/name` needs it on MySQL). [`FieldPath`] keys hold no quote or backslash.
+fn dollar_path(path: &FieldPath) -> String {
+    let mut out = String::from("$");
+    for s in path.segments() {
+        match s {
+            Segment::Key(k) => out.push_str(&format!(".\"{k}\"")),
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
 
 /// How positional parameters are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +56,22 @@ pub(crate) struct Syntax {
     pub(crate) row_values_use_index: bool,
     /// Whether a whole column binds as one array parameter (`id = ANY(?)` instead of a list).
     pub(crate) binds_arrays: bool,
+    /// How the JSON at a path of an object is read.
+    pub(crate) json_at: JsonAt,
+}
+
+/// How a backend reads the JSON text at a path of an object's text column (its value as JSON:
+/// a string quoted, `null` as `null`, SQL `NULL` when the path leads nowhere). The path is always
+/// bound, never written into the statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JsonAt {
+    /// `column -> '$."a"[0]'` (SQLite 3.38 and later).
+    Arrow,
+    /// `CAST(JSON_EXTRACT(column, '$."a"[0]') AS CHAR)` (MySQL, MariaDB).
+    Extract,
+    /// `CAST(CAST(column AS json) #> '{a,0}' AS TEXT)` (PostgreSQL; `json`, not `jsonb`: read
+    /// once, not converted).
+    PathArray,
 }
 
 /// One bound value.
@@ -365,6 +395,34 @@ impl Builder {
         match self.syntax.json_as_text {
             None => self.push(column),
             Some(text) => self.push("CAST(").push(column).push(" AS ").push(text).push(")"),
+        }
+    }
+
+    /// The JSON text at `path` of the JSON text column `column` (see [`JsonAt`]).
+    pub(crate) fn push_json_at(&mut self, column: &str, path: &FieldPath) -> &mut Self {
+        match self.syntax.json_at {
+            JsonAt::Arrow => self.push(column).push(" -> ").bind(dollar_path(path)),
+            JsonAt::Extract => self
+                .push("CAST(JSON_EXTRACT(")
+                .push(column)
+                .push(", ")
+                .bind(dollar_path(path))
+                .push(") AS CHAR)"),
+            JsonAt::PathArray => {
+                let steps = path
+                    .segments()
+                    .iter()
+                    .map(|s| match s {
+                        Segment::Key(k) => k.clone(),
+                        Segment::Index(i) => i.to_string(),
+                    })
+                    .collect();
+                self.push("CAST(CAST(")
+                    .push(column)
+                    .push(" AS json) #> ")
+                    .bind(Array::Text(steps))
+                    .push("::text[] AS TEXT)")
+            }
         }
     }
 

@@ -9,6 +9,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod count;
 mod harness;
 mod history;
 mod scenarios;
@@ -80,6 +81,8 @@ conformance!(
     history_off_writes_no_revision,
     history_of_a_failed_transaction_is_not_written,
     history_of_removed_types_and_clusters_says_so,
+    counts_group_by_cluster_namespace_and_fields,
+    counts_keep_the_filters_of_the_query,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,6 +10,7 @@ use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
+pub use crate::count::{counts_group_by_cluster_namespace_and_fields, counts_keep_the_filters_of_the_query};
 use crate::harness::{ApplyOne, Ctx, Kind};
 pub use crate::history::*;
 

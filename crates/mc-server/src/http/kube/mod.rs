@@ -37,6 +37,7 @@ use axum::routing::{MethodRouter, any, get, post};
 use mc_types::api::paths;
 
 use crate::http::AppState;
+pub(crate) use objects::crd;
 
 /// GET served by `handler`; every other method answers the read-only 405.
 fn read<H, T>(handler: H) -> MethodRouter<AppState>

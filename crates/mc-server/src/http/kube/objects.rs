@@ -448,7 +448,7 @@ pub async fn get_namespace(
 
 /// The CustomResourceDefinition of a type, from any cluster's stored objects; `None` for
 /// built-in types (and when no cluster has it stored).
-async fn crd(state: &AppState, info: &ResourceInfo) -> Option<Value> {
+pub(crate) async fn crd(state: &AppState, info: &ResourceInfo) -> Option<Value> {
     if info.group.is_empty() {
         return None;
     }

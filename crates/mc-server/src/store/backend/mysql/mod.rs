@@ -11,7 +11,7 @@ mod insert;
 
 use crate::store::dialect::{NewRows, SqlDialect};
 use crate::store::sql::{CHUNK, LABEL_CHUNK};
-use crate::store::statement::{Arg, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::statement::{Arg, Cell, Col, JsonAt, Placeholder, Row, Stmt, Syntax, Upsert};
 use crate::store::{Error, Result, redact_url};
 
 /// MySQL/MariaDB's syntax and write strategy. A write's rest goes in one statement: a
@@ -30,6 +30,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
         upsert: Upsert::OnDuplicateKey,
         row_values_use_index: false,
         binds_arrays: false,
+        json_at: JsonAt::Extract,
     },
     new_rows: NewRows::InsertAnswersFirstId(insert::insert_resources),
     chunk: CHUNK,

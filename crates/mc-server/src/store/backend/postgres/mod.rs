@@ -11,7 +11,7 @@ pub(in crate::store) mod copy;
 mod unnest;
 
 use crate::store::dialect::{NewRows, SqlDialect};
-use crate::store::statement::{Arg, Array, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::statement::{Arg, Array, Cell, Col, JsonAt, Placeholder, Row, Stmt, Syntax, Upsert};
 use crate::store::{Error, Result, redact_url};
 
 /// PostgreSQL's syntax and write strategy. Whole columns bind as arrays, one text for any number
@@ -29,6 +29,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
         upsert: Upsert::OnConflict,
         row_values_use_index: true,
         binds_arrays: true,
+        json_at: JsonAt::PathArray,
     },
     new_rows: NewRows::Copy,
     chunk: unnest::CHUNK,

@@ -23,7 +23,7 @@ use one_text::upsert_with_labels;
 
 use crate::store::dialect::{NewRows, SqlDialect};
 use crate::store::sql::{CHUNK, LABEL_CHUNK};
-use crate::store::statement::{Arg, Cell, Col, Placeholder, Row, Stmt, Syntax, Upsert};
+use crate::store::statement::{Arg, Cell, Col, JsonAt, Placeholder, Row, Stmt, Syntax, Upsert};
 use crate::store::{Error, Result, redact_url};
 
 /// Rows that go in one statement however many they are: a watch batch's few changes. Cut in
@@ -48,6 +48,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
         upsert: Upsert::OnConflict,
         row_values_use_index: true,
         binds_arrays: false,
+        json_at: JsonAt::Arrow,
     },
     new_rows: NewRows::IdsAboveLargest(new_rows::insert_new_resources),
     chunk: CHUNK,
