@@ -8,7 +8,7 @@
 //! PostgreSQL `#>` on the text cast to `json`), its path bound as a parameter, and decoded
 //! here: a string is its text, `null` or nothing [`NONE`], any other value its JSON text.
 //! No index holds a field: a count by one reads every object of the type (see
-//! docs/adr/0024-counts-grouped-in-sql.md).
+//! docs/adr/0025-counts-grouped-in-sql.md).
 
 use std::collections::BTreeMap;
 
