@@ -524,26 +524,27 @@ bench_store() {
 }
 
 # The history store (no clusters): revisions' encodings; then on SQLite and PostgreSQL (fresh
-# databases, history off and on) a first sync and watch batches written with history off and
-# on, the history filled to 10 revisions an object, its reads and a prune of every superseded
-# revision.
+# databases: history off, on, and on with the writer compressing) a first sync and watch
+# batches, the history filled to 10 revisions an object, its reads and a prune of every
+# superseded revision.
 bench_history() {
   local n=${1:-100000}
   eval "$(scripts/testdb up --dir "$WORK/db")"
-  local db
+  local db which
   db="bench_$(date +%s)"
-  for which in off on; do
+  for which in off on writer; do
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc \
       -c "CREATE DATABASE ${db}_$which" >&2
   done
   step "Encodings of revisions" >&2
   "$TARGET/examples/history_codec"
   step "SQLite: $n objects, $((n * 10)) revisions" >&2
-  "$TARGET/examples/history_bench" "sqlite://$WORK/off.db" "sqlite://$WORK/on.db" "$n" "$((n * 10))"
-  rm -f "$WORK"/off.db* "$WORK"/on.db*
+  "$TARGET/examples/history_bench" "sqlite://$WORK/off.db" "sqlite://$WORK/on.db" \
+    "sqlite://$WORK/writer.db" "$n" "$((n * 10))"
+  rm -f "$WORK"/off.db* "$WORK"/on.db* "$WORK"/writer.db*
   step "PostgreSQL: $n objects, $((n * 10)) revisions" >&2
   "$TARGET/examples/history_bench" "${MC_TEST_POSTGRES_URL%/*}/${db}_off" \
-    "${MC_TEST_POSTGRES_URL%/*}/${db}_on" "$n" "$((n * 10))"
+    "${MC_TEST_POSTGRES_URL%/*}/${db}_on" "${MC_TEST_POSTGRES_URL%/*}/${db}_writer" "$n" "$((n * 10))"
 }
 
 bench_count() {

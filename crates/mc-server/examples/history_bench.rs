@@ -1,14 +1,16 @@
 //! Benchmark helper for the history store (`scripts/bench.sh history`), without clusters:
 //! - a first sync of N ConfigMap-like objects (~1 KB, 10 namespaces of one cluster) written
-//!   through `Store::apply` in batches of 2,000 as new rows, with history off (`URL_OFF`) and on
-//!   (`URL_ON`): objects/s each, and the ratio;
-//! - watch batches of 10 modifications, off and on: changes/s each;
+//!   through `Store::apply` in batches of 2,000 as new rows (the objects made before the clock
+//!   runs), with history off (`URL_OFF`), on with the objects compressed before they reach the
+//!   writer, as the sync does (`URL_ON`), and on with the writer compressing them
+//!   (`URL_ON_WRITER`): objects/s each, and the ratios to off;
+//! - watch batches of 10 modifications, off and on (compressed before): changes/s each;
 //! - the history store filled to about R revisions (every object modified again, a round at a
 //!   time), then: one object's history and `state_at` of one namespace (N/10 objects) at a time
 //!   in the middle, p50/p99; and a prune that removes every superseded revision, in steps of
 //!   5,000: revisions removed, steps, mean and longest write transaction.
 //!
-//! `cargo run --release -p mc-server --example history_bench -- URL_OFF URL_ON [N] [R]`
+//! `cargo run --release -p mc-server --example history_bench -- URL_OFF URL_ON URL_ON_WRITER [N] [R]`
 
 use std::time::{Duration, Instant};
 
@@ -34,27 +36,52 @@ fn object(gvr: &Gvr, i: usize, version: usize) -> StoredObject {
     o
 }
 
-/// Writes every object once at `version`, as a first list (`Expect::NewRows`) or a relist.
-async fn round(store: &Store, gvr: &Gvr, n: usize, version: usize, expect: Expect) -> anyhow::Result<f64> {
+/// Writes every object once at `version`, as a first list (`Expect::NewRows`) or a relist;
+/// the objects are made (and, when `compressed`, compressed as the sync does) before the clock
+/// runs. Objects/s.
+async fn round(
+    store: &Store,
+    gvr: &Gvr,
+    n: usize,
+    version: usize,
+    expect: Expect,
+    compressed: bool,
+) -> anyhow::Result<f64> {
     let listed = Listed(vec![(gvr.clone(), None)]);
-    let started = Instant::now();
+    let mut busy = Duration::ZERO;
     for first in (0..n).step_by(BATCH) {
-        let batch: Vec<Change> =
-            (first..(first + BATCH).min(n)).map(|i| Change::Upsert(object(gvr, i, version))).collect();
+        let batch: Vec<Change> = (first..(first + BATCH).min(n))
+            .map(|i| {
+                let o = object(gvr, i, version);
+                if compressed {
+                    o.object.compressed();
+                }
+                Change::Upsert(o)
+            })
+            .collect();
+        let started = Instant::now();
         store.apply(&[Batch::new(CLUSTER, &batch, expect).listed(&listed)]).await?;
+        busy += started.elapsed();
     }
-    Ok(n as f64 / started.elapsed().as_secs_f64())
+    Ok(n as f64 / busy.as_secs_f64())
 }
 
-/// `batches` watch batches of 10 modifications: changes/s.
+/// `batches` watch batches of 10 modifications (compressed before the clock runs): changes/s.
 async fn watch(store: &Store, gvr: &Gvr, n: usize, batches: usize, version: usize) -> anyhow::Result<f64> {
-    let started = Instant::now();
+    let mut busy = Duration::ZERO;
     for b in 0..batches {
-        let batch: Vec<Change> =
-            (0..10).map(|k| Change::Upsert(object(gvr, (b * 10 + k) % n, version))).collect();
+        let batch: Vec<Change> = (0..10)
+            .map(|k| {
+                let o = object(gvr, (b * 10 + k) % n, version);
+                o.object.compressed();
+                Change::Upsert(o)
+            })
+            .collect();
+        let started = Instant::now();
         store.apply(&[Batch::new(CLUSTER, &batch, Expect::Any)]).await?;
+        busy += started.elapsed();
     }
-    Ok((batches * 10) as f64 / started.elapsed().as_secs_f64())
+    Ok((batches * 10) as f64 / busy.as_secs_f64())
 }
 
 fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
@@ -66,8 +93,8 @@ fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, url_off, url_on, rest @ ..] = args.as_slice() else {
-        anyhow::bail!("usage: history_bench URL_OFF URL_ON [N objects] [R revisions]");
+    let [_, url_off, url_on, url_on_writer, rest @ ..] = args.as_slice() else {
+        anyhow::bail!("usage: history_bench URL_OFF URL_ON URL_ON_WRITER [N objects] [R revisions]");
     };
     let n: usize = rest.first().map(|s| s.parse()).transpose()?.unwrap_or(100_000);
     let r: usize = rest.get(1).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
@@ -76,8 +103,11 @@ async fn main() -> anyhow::Result<()> {
     let on = Store::connect(url_on).await?.record_history(HistoryRules::default());
     let backend = off.backend().to_string();
 
-    let first_off = round(&off, &gvr, n, 0, Expect::NewRows).await?;
-    let first_on = round(&on, &gvr, n, 0, Expect::NewRows).await?;
+    let first_off = round(&off, &gvr, n, 0, Expect::NewRows, false).await?;
+    let first_on = round(&on, &gvr, n, 0, Expect::NewRows, true).await?;
+    let on_writer = Store::connect(url_on_writer).await?.record_history(HistoryRules::default());
+    let first_on_writer = round(&on_writer, &gvr, n, 0, Expect::NewRows, false).await?;
+    on_writer.close().await;
     let watch_off = watch(&off, &gvr, n, 1000, 1).await?;
     let watch_on = watch(&on, &gvr, n, 1000, 1).await?;
     off.close().await;
@@ -90,7 +120,7 @@ async fn main() -> anyhow::Result<()> {
         if revisions as usize >= r {
             break;
         }
-        modify_rates.push(round(&on, &gvr, n, version, Expect::Any).await?);
+        modify_rates.push(round(&on, &gvr, n, version, Expect::Any, true).await?);
         version += 1;
     }
     on.optimize().await?;
@@ -148,6 +178,8 @@ async fn main() -> anyhow::Result<()> {
             "first_sync_objects_per_second_off": round1(first_off),
             "first_sync_objects_per_second_on": round1(first_on),
             "first_sync_on_off_ratio": (first_on / first_off * 100.0).round() / 100.0,
+            "first_sync_objects_per_second_on_writer_compresses": round1(first_on_writer),
+            "first_sync_on_writer_compresses_off_ratio": (first_on_writer / first_off * 100.0).round() / 100.0,
             "watch_changes_per_second_off": round1(watch_off),
             "watch_changes_per_second_on": round1(watch_on),
             "watch_on_off_ratio": (watch_on / watch_off * 100.0).round() / 100.0,

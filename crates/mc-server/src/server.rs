@@ -96,7 +96,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         notices,
         history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
-        prepare: Prepare { redact_secrets: settings.redact_secrets },
+        prepare: Prepare { redact_secrets: settings.redact_secrets, compress: settings.history.is_some() },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
         health,

@@ -379,7 +379,7 @@ impl TestApi {
             notices,
             history,
             ready_tx: tokio::sync::broadcast::channel(4).0,
-            prepare: Prepare { redact_secrets: false },
+            prepare: Prepare { redact_secrets: false, compress: false },
             exclude_groups: Vec::new(),
             exclude_resources: Vec::new(),
             health,

@@ -14,7 +14,14 @@ pub struct RawObject {
     raw: Box<RawValue>,
     /// The digest of the text, computed on first use (see [`RawObject::hash`]).
     hash: OnceLock<u64>,
+    /// The text compressed as the history stores it, computed on first use (see
+    /// [`RawObject::compressed`]).
+    compressed: OnceLock<Option<Box<[u8]>>>,
 }
+
+/// zstd's level for the history's revisions: level 1 compressed Kubernetes objects about as
+/// well as level 3 (see docs/adr/0024-history-revisions.md).
+const COMPRESSION_LEVEL: i32 = 1;
 
 impl RawObject {
     /// Checks that `text` is JSON and keeps it as it is.
@@ -24,7 +31,7 @@ impl RawObject {
 
     /// JSON text that serde_json wrote or read (not checked again).
     pub fn from_raw(raw: Box<RawValue>) -> Self {
-        RawObject { raw, hash: OnceLock::new() }
+        RawObject { raw, hash: OnceLock::new(), compressed: OnceLock::new() }
     }
 
     /// The JSON text of a tree.
@@ -42,6 +49,19 @@ impl RawObject {
     /// computes it on the cluster's task that read the object, so the single writer does not.
     pub fn hash(&self) -> u64 {
         *self.hash.get_or_init(|| super::sql::digest(self.text().as_bytes()))
+    }
+
+    /// The text compressed with zstd, as a revision of the history stores it; computed once.
+    /// The sync computes it on the cluster's task (with history on), so the single writer does
+    /// not. `None` only when compressing failed (out of memory): the text is stored as it is.
+    pub fn compressed(&self) -> Option<&[u8]> {
+        self.compressed
+            .get_or_init(|| {
+                zstd::bulk::compress(self.text().as_bytes(), COMPRESSION_LEVEL)
+                    .ok()
+                    .map(Vec::into_boxed_slice)
+            })
+            .as_deref()
     }
 
     /// The object as a JSON tree, for callers that look inside it.
@@ -92,6 +112,15 @@ mod tests {
         let b = RawObject::from_value(&serde_json::json!({"a": 2}));
         assert_ne!(a.hash(), b.hash());
         assert_eq!(b.hash(), crate::store::sql::digest(b.text().as_bytes()));
+    }
+
+    #[test]
+    fn the_compressed_text_is_the_text() {
+        let a = RawObject::from_text(format!(r#"{{"data":"{}"}}"#, "x".repeat(1000))).unwrap();
+        let compressed = a.compressed().unwrap().to_vec();
+        assert!(compressed.len() < 100, "{}", compressed.len());
+        assert_eq!(zstd::bulk::decompress(&compressed, 1 << 20).unwrap(), a.text().as_bytes());
+        assert_eq!(a.clone().compressed(), Some(&compressed[..]));
     }
 
     #[test]

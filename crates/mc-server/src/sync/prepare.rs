@@ -20,6 +20,9 @@ const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 pub struct Prepare {
     /// Replace Secret values (and the last-applied copy) before they reach the store.
     pub redact_secrets: bool,
+    /// Compress the stored JSON for the history's revision, here rather than in the single
+    /// writer (history on).
+    pub compress: bool,
 }
 
 impl Prepare {
@@ -69,8 +72,12 @@ impl Prepare {
         // Serialized, not checked again: every part is JSON already (the fields as the API server
         // sent them, read by serde_json).
         let object = RawObject::from_raw(serde_json::value::to_raw_value(&json).ok()?);
-        // Hashed here, on the cluster's own task, rather than by the single writer.
+        // Hashed (and compressed for the history) here, on the cluster's own task, rather than
+        // by the single writer.
         object.hash();
+        if self.compress {
+            object.compressed();
+        }
         Some(StoredObject {
             gvr: gvr.clone(),
             kind: kind.to_string(),
@@ -239,7 +246,7 @@ mod tests {
 
     #[test]
     fn secret_values_are_redacted_but_keys_kept() {
-        let p = Prepare { redact_secrets: true };
+        let p = Prepare { redact_secrets: true, compress: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
@@ -251,14 +258,14 @@ mod tests {
 
     #[test]
     fn redaction_can_be_turned_off() {
-        let p = Prepare { redact_secrets: false };
+        let p = Prepare { redact_secrets: false, compress: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert_eq!(row.object.value()["data"]["password"], "c2VjcmV0");
     }
 
     #[test]
     fn managed_fields_are_stripped_and_types_filled_in() {
-        let p = Prepare { redact_secrets: true };
+        let p = Prepare { redact_secrets: true, compress: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert!(row.object.value()["metadata"].get("managedFields").is_none());
         assert_eq!(row.object.value()["apiVersion"], "v1");
@@ -270,7 +277,7 @@ mod tests {
     fn other_fields_are_stored_as_sent() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","kind":"Y","name":"b","uid":"o2","controller":true}]},"data":{"k":"v \u00e9"},"binaryData":{}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true }
+        let row = Prepare { redact_secrets: true, compress: false }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(
@@ -285,7 +292,7 @@ mod tests {
     fn the_creation_time_is_kept_in_unix_seconds() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true }
+        let row = Prepare { redact_secrets: true, compress: false }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(row.created_at, Some(1_709_210_096));
@@ -314,8 +321,9 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row =
-            Prepare { redact_secrets: true }.stored(&Gvr::new("", "v1", "secrets"), "Secret", obj).unwrap();
+        let row = Prepare { redact_secrets: true, compress: false }
+            .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
+            .unwrap();
         let stored = row.object.text();
         let secrets = ["LAST-APPLIED-SECRET", "ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "STRINGDATA-SECRET"];
         assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
@@ -341,8 +349,9 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row =
-            Prepare { redact_secrets: true }.stored(&Gvr::new("", "v1", "secrets"), "Secret", obj).unwrap();
+        let row = Prepare { redact_secrets: true, compress: false }
+            .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
+            .unwrap();
         // Decoded as every typed client decodes it: `data` values are base64 of bytes.
         let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_str(row.object.text()).unwrap();
         let data = secret.data.unwrap();
@@ -375,8 +384,9 @@ mod tests {
             "metadata": {"name": "copy", "annotations": {"note": "TEMPLATE-ANNOTATION-SECRET"}},
             "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let row =
-            Prepare { redact_secrets: true }.stored(&gvr, "MultiClusterResource", mcr(template)).unwrap();
+        let row = Prepare { redact_secrets: true, compress: false }
+            .stored(&gvr, "MultiClusterResource", mcr(template))
+            .unwrap();
         let stored = row.object.text();
         let secrets = [
             "TEMPLATE-ANNOTATION-SECRET",
@@ -401,11 +411,12 @@ mod tests {
     fn other_multiclusterresources_are_stored_as_sent() {
         let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let plain = Prepare { redact_secrets: false }
+        let plain = Prepare { redact_secrets: false, compress: false }
             .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
             .unwrap();
-        let row =
-            Prepare { redact_secrets: true }.stored(&gvr, "MultiClusterResource", mcr(template)).unwrap();
+        let row = Prepare { redact_secrets: true, compress: false }
+            .stored(&gvr, "MultiClusterResource", mcr(template))
+            .unwrap();
         assert_eq!(row.object.text(), plain.object.text());
         assert!(row.object.text().contains("CUSTOMIZE-SECRET"), "not a Secret template: unchanged");
     }
@@ -414,7 +425,7 @@ mod tests {
     fn objects_without_name_or_uid_are_skipped() {
         let obj: WatchedObject = serde_json::from_str(r#"{"metadata":{"name":"c"}}"#).unwrap();
         assert!(
-            Prepare { redact_secrets: true }
+            Prepare { redact_secrets: true, compress: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
         );

@@ -1,6 +1,7 @@
-//! How a revision's object is stored: its JSON text compressed on its own with zstd (level 1),
-//! needing no earlier revision to write or to read (see
-//! docs/adr/0024-history-revisions.md for the measurements against deltas).
+//! How a revision's object is stored: its JSON text compressed on its own with zstd (level 1,
+//! [`RawObject::compressed`], computed by the sync before the object reaches the writer),
+//! needing no earlier revision to write or to read (see docs/adr/0024-history-revisions.md for
+//! the measurements against deltas).
 
 use super::super::{Error, RawObject, Result};
 
@@ -11,15 +12,12 @@ pub(super) const ZSTD: i64 = 1;
 /// The JSON text as it is.
 pub(super) const PLAIN: i64 = 2;
 
-/// zstd's level: 1 compresses a Kubernetes object about as well as 3 for half the CPU.
-const LEVEL: i32 = 1;
-
 /// The stored form of `object` and its encoding.
 pub(super) fn encode(object: &RawObject) -> (Vec<u8>, i64) {
-    match zstd::bulk::compress(object.text().as_bytes(), LEVEL) {
-        Ok(bytes) => (bytes, ZSTD),
+    match object.compressed() {
+        Some(bytes) => (bytes.to_vec(), ZSTD),
         // Compressing into memory fails only when memory does: keep the text.
-        Err(_) => (object.text().as_bytes().to_vec(), PLAIN),
+        None => (object.text().as_bytes().to_vec(), PLAIN),
     }
 }
 
