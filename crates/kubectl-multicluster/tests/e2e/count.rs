@@ -116,3 +116,31 @@ fn count_narrows_as_a_list_does_and_prints_json() {
     assert_ne!(run.code, Some(0));
     assert!(run.stderr.contains("only an index"), "{run:?}");
 }
+
+#[test]
+fn metrics_count_each_clusters_pods_as_kubectl_lists_them() {
+    workloads();
+    let env = Env::get();
+    let server = Server::shared();
+    let series = |cluster: &str| format!("mc_objects{{cluster=\"{cluster}\",group=\"\",resource=\"pods\"}} ");
+    // Counted every 30 s: wait for counts that equal each cluster's own, read before and after.
+    eventually("mc_objects of pods equals kubectl get pods -A", Duration::from_secs(120), || {
+        let before: Vec<usize> = env
+            .clusters
+            .iter()
+            .map(|c| env.kubectl(c, &["get", "pods", "-A", "--no-headers"]).lines().count())
+            .collect();
+        let (code, text) = crate::harness::https_get(&server.ca, server.port, "/metrics")?;
+        let counted: Vec<usize> = env
+            .clusters
+            .iter()
+            .map(|c| text.lines().find_map(|l| l.strip_prefix(&series(c))).and_then(|n| n.parse().ok()))
+            .collect::<Option<_>>()?;
+        let after: Vec<usize> = env
+            .clusters
+            .iter()
+            .map(|c| env.kubectl(c, &["get", "pods", "-A", "--no-headers"]).lines().count())
+            .collect();
+        (code == 200 && counted == before && before == after && before.iter().all(|&n| n >= 2)).then_some(())
+    });
+}
