@@ -218,6 +218,7 @@ mod tests {
             short_names: vec![],
             namespaced: resource != "nodes",
             verbs: vec!["list".into(), "watch".into()],
+            categories: vec![],
         }
     }
 

@@ -234,7 +234,9 @@ fn value_of(arg: &Arg) -> Wanted {
 fn positional(cmd: &Command, n: usize) -> Wanted {
     match (cmd.get_name(), n) {
         ("list", 0) => Wanted::ResourceTypes { with_clusters: true },
-        ("describe" | "delete" | "history" | "diff" | "count", 0) => Wanted::ResourceTypes { with_clusters: false },
+        ("describe" | "delete" | "history" | "diff" | "count", 0) => {
+            Wanted::ResourceTypes { with_clusters: false }
+        }
         ("unjoin", 0) => Wanted::Clusters,
         ("can-i", 0) => Wanted::Fixed(VERBS.iter().map(|v| Candidate::bare(*v)).collect()),
         ("can-i", 1) => Wanted::ResourceTypes { with_clusters: false },

@@ -15,7 +15,7 @@ use mc_types::api::{CountAnswer, CountItem, paths};
 use mc_types::count::{CountKey, NONE};
 use mc_types::printers::{Column, Ctx, TableSpec, View};
 
-use super::list::ListRequest;
+use super::list_request::ListRequest;
 use super::warnings::{add_warnings, answer_warnings};
 use super::{ApiError, ApiResult, AppState, QUERY_TIMEOUT, params};
 use crate::identity::Caller;

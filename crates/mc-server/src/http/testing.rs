@@ -14,8 +14,8 @@
 mod access;
 mod auth;
 mod can_i;
-mod history;
 mod count;
+mod history;
 mod hub;
 mod join;
 mod list;
