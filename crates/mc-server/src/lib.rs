@@ -13,6 +13,7 @@ pub mod lease;
 pub mod listener;
 pub mod membership;
 pub mod metrics;
+pub mod relations;
 pub mod retention;
 pub mod server;
 pub mod store;
