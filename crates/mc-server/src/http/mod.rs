@@ -24,6 +24,7 @@ pub mod status;
 pub mod streamed;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod tree;
 pub mod warnings;
 pub mod watch;
 
@@ -91,6 +92,7 @@ pub fn router(state: AppState) -> Router {
         .merge(list::router())
         .merge(clusters::router())
         .merge(can_i::router())
+        .merge(tree::router())
         .merge(history::router())
         .merge(kube::router())
         .merge(admin)

@@ -261,6 +261,15 @@ impl Builder<'_> {
             let children = std::mem::take(&mut slots[i].children);
             let mut node = slots[i].node.clone();
             node.children = children.into_iter().map(|c| build(slots, c)).collect();
+            // Stable output: by relation, then kind, namespace and name.
+            node.children.sort_by(|a, b| {
+                (a.relation, &a.kind, &a.namespace, &a.name).cmp(&(
+                    b.relation,
+                    &b.kind,
+                    &b.namespace,
+                    &b.name,
+                ))
+            });
             node
         }
         let root = build(&mut self.slots, root);
