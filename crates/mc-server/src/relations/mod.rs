@@ -93,6 +93,9 @@ fn expand_of(relation: Relation) -> Expand {
     }
 }
 
+/// One batched read of a level: `(type, kind, namespace, label key)`, by name without a key.
+type Read = (Gvr, String, String, Option<String>);
+
 struct Slot {
     node: TreeNode,
     object: Option<RelatedObject>,
@@ -200,7 +203,7 @@ impl Builder<'_> {
             }
         }
         // What the frontier links to, read a (type, namespace, label key) at a time.
-        let mut wanted: BTreeMap<(Gvr, String, String, Option<String>), Vec<(usize, Link)>> = BTreeMap::new();
+        let mut wanted: BTreeMap<Read, Vec<(usize, Link)>> = BTreeMap::new();
         for &i in frontier {
             let slot = &self.slots[i];
             let Some(o) = slot.object.as_ref().filter(|_| slot.expand != Expand::None) else { continue };
