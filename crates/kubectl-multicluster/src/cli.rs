@@ -110,6 +110,18 @@ pub enum Command {
     ///   kubectl multicluster top nodes -c tencent1
     #[command(verbatim_doc_comment)]
     Top(TopArgs),
+    /// Print an object and what is related to it, one tree per cluster
+    ///
+    /// What it owns down to pods (any kind, through owner references), a Service's
+    /// EndpointSlices and their Pods, an Ingress's Services, an autoscaler's target, then what
+    /// each Pod uses: its Node, claims and volumes, ConfigMaps, Secrets and ServiceAccount (a
+    /// missing one says Missing). A MultiClusterResource shows the object it applied in each
+    /// placed cluster.
+    ///
+    ///   kubectl multicluster tree deploy/web -n shop
+    ///   kubectl multicluster tree svc web -n shop -c tencent1 -o json
+    #[command(verbatim_doc_comment)]
+    Tree(TreeArgs),
     /// Print the changes of an object, oldest first, in every cluster that has it
     ///
     /// REVISION, TIME, CHANGE (ADDED, MODIFIED, DELETED) and the fields each change touched, as
@@ -318,6 +330,41 @@ pub struct TopArgs {
         value_delimiter = ','
     )]
     pub clusters: Vec<String>,
+}
+
+/// `tree` arguments.
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// TYPE/NAME (deploy/web), or TYPE with NAME after it
+    #[arg(value_name = "TYPE/NAME")]
+    pub target: String,
+
+    /// The name, when TYPE is given alone
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// The object's namespace
+    #[arg(short, long, value_name = "NAMESPACE", default_value = "default")]
+    pub namespace: String,
+
+    /// Only this cluster (default: every cluster that has the object)
+    #[arg(short = 'c', long = "cluster", value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+
+    /// json or yaml (default: the tree as a table)
+    #[arg(short, long, value_name = "FORMAT", value_parser = ["json", "yaml"])]
+    pub output: Option<String>,
+}
+
+impl TreeArgs {
+    /// `(type, name)` from `TYPE/NAME` or `TYPE NAME`.
+    pub fn target(&self) -> anyhow::Result<(String, String)> {
+        match (&self.name, self.target.rsplit_once('/')) {
+            (Some(name), _) => Ok((self.target.clone(), name.clone())),
+            (None, Some((t, n))) if !t.is_empty() && !n.is_empty() => Ok((t.to_string(), n.to_string())),
+            _ => anyhow::bail!("tree needs TYPE/NAME (deploy/web) or TYPE NAME, got {:?}", self.target),
+        }
+    }
 }
 
 /// Output formats of `list`, as `-o` takes them.

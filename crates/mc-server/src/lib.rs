@@ -14,6 +14,7 @@ pub mod listener;
 pub mod membership;
 pub mod metrics;
 pub mod object_counts;
+pub mod relations;
 pub mod retention;
 pub mod server;
 pub mod store;

@@ -16,6 +16,7 @@ pub mod moment;
 pub mod printer_columns;
 pub mod printers;
 pub mod selector;
+pub mod tree;
 
 pub use config::ClusterName;
 pub use gvr::Gvr;

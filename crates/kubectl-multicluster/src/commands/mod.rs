@@ -25,6 +25,7 @@ pub mod past;
 pub mod printing;
 pub mod table_spec;
 pub mod top;
+pub mod tree;
 pub mod watch;
 
 use std::io::Write;
@@ -68,6 +69,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Auth(args) => auth::run(&client().await?, args, out).await,
         Command::Logs(args) => logs::run(&client().await?, args, out).await,
         Command::Top(args) => top::run(&client().await?, args, out).await,
+        Command::Tree(args) => tree::run(&client().await?, args, out).await,
         Command::History(args) => history::run(&client().await?, args, out).await,
         Command::Diff(args) => diff::run(&client().await?, args, out).await,
         Command::Events(args) => events::run(&client().await?, args, out).await,

@@ -25,6 +25,7 @@ pub mod status;
 pub mod streamed;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod tree;
 pub mod warnings;
 pub mod watch;
 
@@ -93,6 +94,7 @@ pub fn router(state: AppState) -> Router {
         .merge(clusters::router())
         .merge(count::router())
         .merge(can_i::router())
+        .merge(tree::router())
         .merge(history::router())
         .merge(kube::router())
         .merge(admin)

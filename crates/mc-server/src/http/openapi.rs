@@ -293,5 +293,40 @@ pub fn document(anonymous_read: bool) -> Value {
     {
         paths.extend(more);
     }
+    if let (Some(paths), Value::Object(more)) =
+        (doc.get_mut("paths").and_then(Value::as_object_mut), tree_paths(&read_security))
+    {
+        paths.extend(more);
+    }
     doc
+}
+
+/// `/v1/tree`.
+fn tree_paths(security: &Value) -> Value {
+    let text = |max: u32| json!({"type": "string", "maxLength": max});
+    let node = json!({"type": "object", "required": ["relation", "apiVersion", "kind", "name"], "properties": {
+        "relation": {"type": "string", "enum": ["root", "owned", "endpoints", "endpoint", "backend", "scaleTarget",
+            "runsOn", "mounts", "boundTo", "configMap", "secret", "serviceAccount", "applied"]},
+        "cluster": {"type": "string", "description": "The member cluster of an object a MultiClusterResource applied."},
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "namespace": {"type": "string"},
+        "name": {"type": "string"}, "ready": {"type": "string"}, "status": {"type": "string"},
+        "created": {"type": "string", "format": "date-time"},
+        "missing": {"type": "boolean", "description": "Referred to but not stored."},
+        "children": {"type": "array", "items": {"type": "object"}}}});
+    let tree = json!({"type": "object", "required": ["cluster", "root"], "properties": {
+        "cluster": {"type": "string"}, "root": node, "truncated": {"type": "boolean"},
+        "hidden": {"type": "integer", "description": "Objects left out: the caller may not list their types."}}});
+    json!({
+        "/v1/tree": {"get": {"security": security, "summary": "An object and what is related to it, one tree per cluster where it exists: what it owns down to pods (owner references), a Service's EndpointSlices and their Pods, an Ingress's Services, an autoscaler's target, each Pod's Node, claims and volumes, ConfigMaps, Secrets and ServiceAccount, a MultiClusterResource's object in each placed cluster; at most 10,000 objects and 12 levels per cluster; needs get on the root's type, other objects are shown only where the caller may list their types",
+            "parameters": [
+                {"name": "gvr", "in": "query", "required": true,
+                 "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
+                 "description": "The root's type, in any form /v1/list takes (deploy, apps/v1/deployments, svc)."},
+                {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 253}, "description": "The root's name."},
+                param("namespace", "The root's namespace (default: default; ignored for a cluster-scoped type).", text(63)),
+                param("cluster", "Only this cluster (default: every cluster where the root exists).", text(63))],
+            "responses": with_errors(json!({
+                "200": ok("one tree per cluster", json!({"type": "array", "items": tree})),
+                "403": error("the caller may not get the root in any cluster")}))}}
+    })
 }

@@ -21,6 +21,7 @@ mod join;
 mod list;
 mod oidc;
 mod service;
+mod tree;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -41,6 +41,7 @@ mod pending;
 mod query;
 mod raw;
 mod read;
+mod related;
 mod resource_columns;
 mod sql;
 mod statement;
@@ -68,6 +69,7 @@ use pending::Pending;
 pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
 pub use raw::RawObject;
 use read::{each_key, objects_by_id};
+pub use related::RelatedObject;
 use sql::SqlFilter;
 use statement::{Col, Row, Stmt};
 #[cfg(test)]

@@ -1,0 +1,363 @@
+//! Trees of related objects in one cluster: an object, what it owns down to pods (by owner uid,
+//! so custom resources join too), and the links Kubernetes users follow — Service →
+//! EndpointSlices → Pods, Ingress → Services, HorizontalPodAutoscaler → its target, Pod → Node,
+//! claims → volumes, ConfigMaps, Secrets and ServiceAccount. A MultiClusterResource's tree holds
+//! the object it applied in each placed member cluster, with that object's own tree.
+//!
+//! The tree is read a level at a time, each level in a few batched store reads (children by
+//! owner, objects by name, EndpointSlices by label), and bounded by [`MAX_NODES`] and
+//! [`MAX_DEPTH`]. Access rules are the caller's business (`http::tree` prunes what its caller
+//! may not read).
+
+mod links;
+mod status;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use mc_types::crd::{GROUP as MC_GROUP, OWNER_ANNOTATION};
+use mc_types::tree::{ClusterTree, MAX_DEPTH, MAX_NODES, Relation, TreeNode};
+use mc_types::{Gvr, ResourceInfo};
+use serde_json::Value;
+
+use crate::store::{RelatedObject, Store};
+use links::{Link, Target};
+
+/// Errors of this module.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The store failed; retryable when its error is.
+    #[error(transparent)]
+    Store(#[from] crate::store::Error),
+}
+
+/// Result of this module.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The types a tree may name: by `(group, resource)` and by `(group, kind)`, from discovery.
+#[derive(Clone, Debug, Default)]
+pub struct Types {
+    by_resource: HashMap<(String, String), (Gvr, String)>,
+    by_kind: HashMap<(String, String), (Gvr, String)>,
+    namespaced: HashSet<(String, String)>,
+}
+
+impl Types {
+    /// From a catalog of discovered types.
+    pub fn new(catalog: &[ResourceInfo]) -> Self {
+        let mut t = Types::default();
+        for info in catalog {
+            let entry = (info.gvr(), info.kind.clone());
+            t.by_resource.insert((info.group.clone(), info.resource.clone()), entry.clone());
+            t.by_kind.entry((info.group.clone(), info.kind.clone())).or_insert(entry);
+            if info.namespaced {
+                t.namespaced.insert((info.group.clone(), info.resource.clone()));
+            }
+        }
+        t
+    }
+
+    fn of(&self, link: &Link) -> Option<&(Gvr, String)> {
+        let key = (link.group.clone(), link.resource.clone());
+        if link.by_kind { self.by_kind.get(&key) } else { self.by_resource.get(&key) }
+    }
+
+    /// The type of objects of `kind` in `api_version`.
+    pub fn of_kind(&self, api_version: &str, kind: &str) -> Option<&Gvr> {
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        self.by_kind.get(&(group.to_string(), kind.to_string())).map(|(g, _)| g)
+    }
+}
+
+/// What is read below a node.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Expand {
+    /// What it owns and what it links to.
+    Full,
+    /// What it links to (a claim's volume).
+    Links,
+    /// Nothing (a Node, a ConfigMap).
+    None,
+}
+
+fn expand_of(relation: Relation) -> Expand {
+    match relation {
+        Relation::Root
+        | Relation::Owned
+        | Relation::Endpoints
+        | Relation::Endpoint
+        | Relation::Backend
+        | Relation::ScaleTarget
+        | Relation::Applied => Expand::Full,
+        Relation::Mounts => Expand::Links,
+        _ => Expand::None,
+    }
+}
+
+/// One batched read of a level: `(type, kind, namespace, label key)`, by name without a key.
+type Read = (Gvr, String, String, Option<String>);
+
+struct Slot {
+    node: TreeNode,
+    object: Option<RelatedObject>,
+    expand: Expand,
+    children: Vec<usize>,
+}
+
+/// One cluster's tree being read.
+struct Builder<'a> {
+    store: &'a Store,
+    types: &'a Types,
+    cluster: &'a str,
+    slots: Vec<Slot>,
+    /// Uids already expanded: an object reached twice is shown once.
+    seen: HashSet<String>,
+    truncated: bool,
+}
+
+fn node(relation: Relation, o: &RelatedObject, value: &Value) -> TreeNode {
+    let (ready, status) = status::of(&o.kind, value);
+    TreeNode {
+        relation,
+        cluster: None,
+        api_version: o.gvr.api_version(),
+        kind: o.kind.clone(),
+        namespace: o.namespace.clone(),
+        name: o.name.clone(),
+        ready,
+        status,
+        created: value["metadata"]["creationTimestamp"].as_str().map(str::to_string),
+        missing: false,
+        children: Vec::new(),
+    }
+}
+
+impl Builder<'_> {
+    fn push(
+        &mut self,
+        parent: Option<usize>,
+        relation: Relation,
+        o: RelatedObject,
+        value: &Value,
+    ) -> Option<usize> {
+        let expand = expand_of(relation);
+        if expand == Expand::Full && !self.seen.insert(o.uid.clone()) {
+            return None;
+        }
+        if self.slots.len() >= MAX_NODES {
+            self.truncated = true;
+            return None;
+        }
+        let i = self.slots.len();
+        self.slots.push(Slot {
+            node: node(relation, &o, value),
+            object: Some(o),
+            expand,
+            children: Vec::new(),
+        });
+        if let Some(p) = parent {
+            self.slots[p].children.push(i);
+        }
+        Some(i)
+    }
+
+    fn push_missing(&mut self, parent: usize, link: &Link, gvr: &Gvr, kind: &str, name: &str) {
+        if self.slots.len() >= MAX_NODES {
+            self.truncated = true;
+            return;
+        }
+        let i = self.slots.len();
+        let node = TreeNode {
+            relation: link.relation,
+            cluster: None,
+            api_version: gvr.api_version(),
+            kind: kind.into(),
+            namespace: link.namespace.clone(),
+            name: name.into(),
+            ready: None,
+            status: Some("Missing".into()),
+            created: None,
+            missing: true,
+            children: Vec::new(),
+        };
+        self.slots.push(Slot { node, object: None, expand: Expand::None, children: Vec::new() });
+        self.slots[parent].children.push(i);
+    }
+
+    /// Reads one level below `frontier`; returns the next level.
+    async fn level(&mut self, frontier: &[usize]) -> Result<Vec<usize>> {
+        let mut next = Vec::new();
+        // What the frontier owns.
+        let owners: HashMap<String, usize> = frontier
+            .iter()
+            .filter(|&&i| self.slots[i].expand == Expand::Full)
+            .filter_map(|&i| self.slots[i].object.as_ref().map(|o| (o.uid.clone(), i)))
+            .collect();
+        if !owners.is_empty() {
+            let uids: Vec<String> = owners.keys().cloned().collect();
+            let mut children = self.store.children_of(self.cluster, &uids).await?;
+            children.sort_by(|a, b| (&a.kind, &a.namespace, &a.name).cmp(&(&b.kind, &b.namespace, &b.name)));
+            for child in children {
+                let Some(&parent) = child.owner.as_ref().and_then(|o| owners.get(o)) else { continue };
+                let value = child.object.value();
+                next.extend(self.push(Some(parent), Relation::Owned, child, &value));
+            }
+        }
+        // What the frontier links to, read a (type, namespace, label key) at a time.
+        let mut wanted: BTreeMap<Read, Vec<(usize, Link)>> = BTreeMap::new();
+        for &i in frontier {
+            let slot = &self.slots[i];
+            let Some(o) = slot.object.as_ref().filter(|_| slot.expand != Expand::None) else { continue };
+            for link in links::of(&o.gvr.group, &o.kind, &o.object.value()) {
+                let Some((gvr, kind)) = self.types.of(&link) else { continue };
+                let key = match &link.target {
+                    Target::Named(_) => None,
+                    Target::Labelled(k, _) => Some(k.clone()),
+                };
+                wanted
+                    .entry((gvr.clone(), kind.clone(), link.namespace.clone(), key))
+                    .or_default()
+                    .push((i, link));
+            }
+        }
+        for ((gvr, kind, namespace, label), links) in wanted {
+            let mut values: Vec<String> = links
+                .iter()
+                .map(|(_, l)| match &l.target {
+                    Target::Named(n) | Target::Labelled(_, n) => n.clone(),
+                })
+                .collect();
+            values.sort();
+            values.dedup();
+            let found = match &label {
+                None => self.store.objects_named(self.cluster, &gvr, &namespace, &values).await?,
+                Some(key) => {
+                    self.store.objects_labelled(self.cluster, &gvr, &namespace, key, &values).await?
+                }
+            };
+            let mut by_value: BTreeMap<String, Vec<(RelatedObject, Value)>> = BTreeMap::new();
+            for o in found {
+                let value = o.object.value();
+                let v = match &label {
+                    None => o.name.clone(),
+                    Some(key) => value["metadata"]["labels"][key].as_str().unwrap_or_default().to_string(),
+                };
+                by_value.entry(v).or_default().push((o, value));
+            }
+            for (parent, link) in links {
+                let (Target::Named(v) | Target::Labelled(_, v)) = &link.target;
+                match by_value.get(v) {
+                    Some(objects) => {
+                        for (o, value) in objects {
+                            next.extend(self.push(Some(parent), link.relation, o.clone(), value));
+                        }
+                    }
+                    None if label.is_none() => self.push_missing(parent, &link, &gvr, &kind, v),
+                    None => {}
+                }
+            }
+        }
+        Ok(next)
+    }
+
+    fn finish(mut self, root: usize) -> ClusterTree {
+        fn build(slots: &mut [Slot], i: usize) -> TreeNode {
+            let children = std::mem::take(&mut slots[i].children);
+            let mut node = slots[i].node.clone();
+            node.children = children.into_iter().map(|c| build(slots, c)).collect();
+            // Stable output: by relation, then kind, namespace and name.
+            node.children.sort_by(|a, b| {
+                (a.relation, &a.kind, &a.namespace, &a.name).cmp(&(
+                    b.relation,
+                    &b.kind,
+                    &b.namespace,
+                    &b.name,
+                ))
+            });
+            node
+        }
+        let root = build(&mut self.slots, root);
+        ClusterTree { cluster: self.cluster.to_string(), root, truncated: self.truncated, hidden: 0 }
+    }
+}
+
+/// The tree below `root`, an object of `cluster`.
+pub async fn tree(store: &Store, types: &Types, cluster: &str, root: RelatedObject) -> Result<ClusterTree> {
+    let mut b = Builder { store, types, cluster, slots: Vec::new(), seen: HashSet::new(), truncated: false };
+    let value = root.object.value();
+    let is_mcr = root.gvr.group == MC_GROUP && root.kind == "MultiClusterResource";
+    let Some(top) = b.push(None, Relation::Root, root, &value) else {
+        return Err(Error::Store(crate::store::Error::Corrupt("a tree without its root".into())));
+    };
+    let mut frontier = vec![top];
+    for _ in 0..MAX_DEPTH {
+        if frontier.is_empty() || b.truncated {
+            break;
+        }
+        frontier = b.level(&frontier).await?;
+    }
+    b.truncated |= !frontier.is_empty();
+    let mut tree = b.finish(top);
+    if is_mcr {
+        let applied = applied(store, types, &value).await?;
+        tree.truncated |= applied.iter().any(|t| t.truncated);
+        tree.root.children.extend(applied.into_iter().map(|t| {
+            let mut root = t.root;
+            root.cluster = Some(t.cluster);
+            root
+        }));
+    }
+    Ok(tree)
+}
+
+/// The object a MultiClusterResource (`mcr`, its JSON) applied in each cluster its status names,
+/// each with its own tree; a cluster where the object is not stored, or not marked as this
+/// resource's, gives a missing node with the resource's phase there.
+async fn applied(store: &Store, types: &Types, mcr: &Value) -> Result<Vec<ClusterTree>> {
+    let template = &mcr["spec"]["template"];
+    let (Some(api_version), Some(kind), Some(name)) =
+        (template["apiVersion"].as_str(), template["kind"].as_str(), template["metadata"]["name"].as_str())
+    else {
+        return Ok(Vec::new());
+    };
+    let Some(gvr) = types.of_kind(api_version, kind).cloned() else { return Ok(Vec::new()) };
+    let mcr_ns = mcr["metadata"]["namespace"].as_str().unwrap_or("default");
+    let owner_key = format!("{mcr_ns}/{}", mcr["metadata"]["name"].as_str().unwrap_or_default());
+    // A namespaced template names its namespace or takes the resource's (as dispatch does).
+    let namespaced = types.namespaced.contains(&(gvr.group.clone(), gvr.resource.clone()));
+    let namespace =
+        if namespaced { template["metadata"]["namespace"].as_str().unwrap_or(mcr_ns) } else { "" };
+    let mut out = Vec::new();
+    for placed in mcr["status"]["clusters"].as_array().into_iter().flatten() {
+        let Some(cluster) = placed["name"].as_str() else { continue };
+        let found = store.objects_named(cluster, &gvr, namespace, &[name.to_string()]).await?;
+        let mine = found.into_iter().find(|o| {
+            o.object.value()["metadata"]["annotations"][OWNER_ANNOTATION].as_str() == Some(owner_key.as_str())
+        });
+        match mine {
+            Some(o) => {
+                let mut t = Box::pin(tree(store, types, cluster, o)).await?;
+                t.root.relation = Relation::Applied;
+                out.push(t);
+            }
+            None => out.push(ClusterTree {
+                cluster: cluster.to_string(),
+                root: TreeNode {
+                    relation: Relation::Applied,
+                    cluster: None,
+                    api_version: api_version.into(),
+                    kind: kind.into(),
+                    namespace: namespace.into(),
+                    name: name.into(),
+                    ready: None,
+                    status: placed["phase"].as_str().map(str::to_string).or(Some("Missing".into())),
+                    created: None,
+                    missing: true,
+                    children: Vec::new(),
+                },
+                truncated: false,
+                hidden: 0,
+            }),
+        }
+    }
+    Ok(out)
+}
