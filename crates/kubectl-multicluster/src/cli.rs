@@ -978,6 +978,7 @@ const VERBS: &[&str] = &[
     "diff",
     "events",
     "count",
+    "tree",
     "kubeconfig",
     "config",
     "completion",

@@ -234,7 +234,7 @@ fn value_of(arg: &Arg) -> Wanted {
 fn positional(cmd: &Command, n: usize) -> Wanted {
     match (cmd.get_name(), n) {
         ("list", 0) => Wanted::ResourceTypes { with_clusters: true },
-        ("describe" | "delete" | "history" | "diff" | "count", 0) => {
+        ("describe" | "delete" | "history" | "diff" | "count" | "tree", 0) => {
             Wanted::ResourceTypes { with_clusters: false }
         }
         ("unjoin", 0) => Wanted::Clusters,
@@ -341,6 +341,7 @@ mod tests {
                 "auth",
                 "logs",
                 "top",
+                "tree",
                 "history",
                 "diff",
                 "events",

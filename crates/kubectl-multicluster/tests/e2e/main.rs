@@ -22,4 +22,5 @@ mod join;
 mod kubeconfig;
 mod list;
 mod secure;
+mod tree;
 mod watch;
