@@ -19,6 +19,9 @@ fn names(nodes: &[&Value]) -> BTreeSet<String> {
     nodes.iter().filter_map(|n| n["name"].as_str().map(String::from)).collect()
 }
 
+/// A cluster, its ReplicaSets of the Deployment, and their Pods with each one's node.
+type Truth = (String, BTreeSet<String>, BTreeSet<(String, String)>);
+
 #[test]
 fn a_deployments_tree_in_each_cluster_is_what_the_cluster_has() {
     let env = Env::get();
@@ -44,7 +47,7 @@ fn a_deployments_tree_in_each_cluster_is_what_the_cluster_has() {
         }
     });
     // What each cluster has: its ReplicaSets of tree-web, their Pods and each Pod's node.
-    let truth: Vec<(String, BTreeSet<String>, BTreeSet<(String, String)>)> = env
+    let truth: Vec<Truth> = env
         .clusters
         .iter()
         .map(|c| {
