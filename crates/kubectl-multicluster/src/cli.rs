@@ -597,8 +597,9 @@ pub struct ObjectArgs {
 
     /// Only these clusters: a,b (repeatable; default: every cluster)
     #[arg(
-        long = "clusterName",
-        visible_aliases = ["cluster-name", "cluster"],
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
         value_name = "CLUSTER",
         value_delimiter = ','
     )]
@@ -664,8 +665,9 @@ pub struct EventsArgs {
 
     /// Only these clusters: a,b (repeatable; default: every cluster)
     #[arg(
-        long = "clusterName",
-        visible_aliases = ["cluster-name", "cluster"],
+        short = 'c',
+        long = "cluster",
+        visible_aliases = ["clusterName", "cluster-name"],
         value_name = "CLUSTER",
         value_delimiter = ','
     )]
