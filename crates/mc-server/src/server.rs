@@ -52,7 +52,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening storage {}", redact_url(&settings.storage_url)))?;
     info!(storage = %redact_url(&settings.storage_url), "store ready");
-    // An empty store's first sync writes faster without two of its indexes (see
+    // An empty store's first sync writes faster without some of its indexes (see
     // `store::deferred`); they are built once every cluster finished it.
     let deferred_indexes = match store.defer_indexes().await {
         Ok(n) => n,
