@@ -115,10 +115,11 @@ fn history_paths(security: &Value) -> Value {
     let gvr = json!({"name": "gvr", "in": "query", "required": true,
         "schema": {"type": "string", "minLength": 1, "maxLength": 253, "pattern": "^[A-Za-z0-9./-]+$"},
         "description": "Resource type, in any form /v1/list takes (v1/pods, apps/v1/deployments, pods, deploy)."});
+    // An empty optional time is its default; a required one must be there.
     let moment = |name: &str, required: bool, what: &str| {
         json!({"name": name, "in": "query", "required": required,
         "description": format!("{what}: an RFC 3339 time (2026-11-28T10:00:00Z) or a duration ago (30m, 2h, 7d)."),
-        "schema": {"type": "string", "minLength": 1, "maxLength": 64}})
+        "schema": {"type": "string", "minLength": usize::from(required), "maxLength": 64}})
     };
     let cluster = param("cluster", "Only this cluster.", text(63));
     let namespace = param("namespace", "Only this namespace.", text(63));
@@ -148,7 +149,7 @@ fn history_paths(security: &Value) -> Value {
             "parameters": [cluster, namespace, moment("since", false, "Events seen since"),
                 param("for", "Only Events about this object: TYPE/NAME (deploy/web) or NAME.", text(320)),
                 param("reason", "Only Events with this reason.", text(128)),
-                param("type", "Only Events of this type: Normal or Warning.", text(32)), limit],
+                param("type", "Only Events of this type: Normal or Warning (any case).", text(32)), limit],
             "responses": with_errors(json!({"200": ok("Events", past)}))}}
     })
 }

@@ -39,6 +39,19 @@ pub struct PastRequest {
 /// Most revisions asked for by number at once.
 const MAX_REVISIONS: usize = 100;
 
+/// The longest value of each parameter whose general bound (`params::check_len`) is wider, as
+/// the OpenAPI document declares them.
+fn max_len(key: &str) -> Option<usize> {
+    match key {
+        "since" | "at" => Some(64),
+        "revisions" => Some(1024),
+        "for" => Some(320),
+        "reason" => Some(128),
+        "type" => Some(32),
+        _ => None,
+    }
+}
+
 impl PastRequest {
     /// Reads the raw pairs; `allowed` names the parameters this path takes, any other is an
     /// error (a typo goes not unnoticed).
@@ -46,6 +59,14 @@ impl PastRequest {
         let mut r = PastRequest::default();
         for (k, v) in pairs {
             params::check_len(&k, &v)?;
+            if let Some(max) = max_len(&k)
+                && v.len() > max
+            {
+                return Err(ApiError::bad_request(format!(
+                    "parameter \"{k}\" is {} characters long; at most {max} are allowed",
+                    v.len()
+                )));
+            }
             if !allowed.contains(&k.as_str()) {
                 return Err(ApiError::bad_request(format!(
                     "unknown query parameter \"{}\" (this path takes: {})",
@@ -70,7 +91,7 @@ impl PastRequest {
                 "revisions" if !v.is_empty() => r.revisions = revisions(&v)?,
                 "for" => r.for_object = non_empty(v),
                 "reason" => r.reason = non_empty(v),
-                "type" => r.event_type = non_empty(v),
+                "type" => r.event_type = non_empty(v).map(event_type).transpose()?,
                 _ => {}
             }
         }
@@ -89,6 +110,18 @@ impl PastRequest {
             return Err(ApiError::bad_request("at is in the future: history answers only the past"));
         }
         Ok(r)
+    }
+}
+
+/// `Normal` or `Warning`, in any case, as `kubectl events --types` takes them.
+fn event_type(text: String) -> ApiResult<String> {
+    match text.to_ascii_lowercase().as_str() {
+        "normal" => Ok("Normal".into()),
+        "warning" => Ok("Warning".into()),
+        _ => Err(ApiError::bad_request(format!(
+            "type must be Normal or Warning, got \"{}\"",
+            params::shown(&text)
+        ))),
     }
 }
 
@@ -191,6 +224,11 @@ mod tests {
             ("objects", "yes"),
             ("namespace", "Bad_NS"),
             ("nope", "1"),
+            ("type", "Sometimes"),
+            ("type", &"0".repeat(33)),
+            ("reason", &"R".repeat(129)),
+            ("for", &"x".repeat(321)),
+            ("revisions", &"1,".repeat(513)),
         ] {
             let e = PastRequest::from_pairs(pairs(&[(k, v)]), ALL, NOW).unwrap_err();
             assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST, "{k}={v}");
