@@ -145,13 +145,10 @@ async fn can_i(
     let subject = subject(&state, &caller, p.user.clone(), p.groups.clone()).await?;
     let info = super::list_request::resolve_type(&state, p.gvr.as_deref())?;
     let clusters = match &p.cluster {
-        Some(c) if state.registry.get(c).is_none() => {
-            return Err(ApiError::not_found(format!(
-                "unknown cluster \"{c}\" (known: {})",
-                state.registry.names().join(", ")
-            )));
+        Some(c) => {
+            super::params::known_cluster(&state.registry, c)?;
+            vec![c.clone()]
         }
-        Some(c) => vec![c.clone()],
         None => {
             let mut names = state.registry.names();
             names.sort();

@@ -131,13 +131,8 @@ impl ListRequest {
         if let Some(c) = &self.cluster {
             params::cluster(c)?;
         }
-        if let Some(c) = &self.cluster
-            && state.registry.get(c).is_none()
-        {
-            return Err(ApiError::not_found(format!(
-                "unknown cluster \"{c}\" (known: {})",
-                state.registry.names().join(", ")
-            )));
+        if let Some(c) = &self.cluster {
+            params::known_cluster(&state.registry, c)?;
         }
         let mut labels = if self.labels.is_empty() {
             None

@@ -119,6 +119,14 @@ pub fn check_len(key: &str, value: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// A cluster the registry knows (404 naming the known ones otherwise).
+pub fn known_cluster(registry: &Registry, name: &str) -> ApiResult<()> {
+    if registry.get(name).is_some() {
+        return Ok(());
+    }
+    Err(ApiError::not_found(format!("unknown cluster \"{name}\" (known: {})", registry.names().join(", "))))
+}
+
 /// Whether `s` is a DNS-1123 label: lowercase alphanumerics and `-`, alphanumeric at both ends.
 fn is_label(s: &str) -> bool {
     !s.is_empty()

@@ -81,12 +81,7 @@ async fn tree(
     let clusters = match &r.cluster {
         Some(c) => {
             params::cluster(c)?;
-            if state.registry.get(c).is_none() {
-                return Err(ApiError::not_found(format!(
-                    "unknown cluster \"{c}\" (known: {})",
-                    state.registry.names().join(", ")
-                )));
-            }
+            params::known_cluster(&state.registry, c)?;
             vec![c.clone()]
         }
         None => state.registry.names(),

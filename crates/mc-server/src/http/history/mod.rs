@@ -58,13 +58,8 @@ async fn restricted(
     info: &ResourceInfo,
     r: &PastRequest,
 ) -> ApiResult<(StoreQuery, Option<String>)> {
-    if let Some(c) = &r.cluster
-        && state.registry.get(c).is_none()
-    {
-        return Err(ApiError::not_found(format!(
-            "unknown cluster \"{c}\" (known: {})",
-            state.registry.names().join(", ")
-        )));
+    if let Some(c) = &r.cluster {
+        super::params::known_cluster(&state.registry, c)?;
     }
     let mut q = StoreQuery {
         gvr: Some(info.gvr()),
