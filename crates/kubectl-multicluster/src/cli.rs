@@ -480,6 +480,7 @@ impl clap::builder::TypedValueParser for OutputFormatParser {
 pub struct Filters {
     /// Only these clusters, listed in this order: a,b (repeatable)
     #[arg(
+        short = 'c',
         long = "clusterName",
         visible_aliases = ["cluster-name", "cluster"],
         value_name = "CLUSTER",
@@ -528,6 +529,11 @@ pub struct ListArgs {
     /// All namespaces (the default; accepted for kubectl habits)
     #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
     pub all_namespaces: bool,
+
+    /// Only objects owned at any depth by this object, in each cluster: deploy/web lists the
+    /// Pods of its ReplicaSets (one type; not with --watch, --deleted or --at)
+    #[arg(long, value_name = "TYPE/NAME", conflicts_with_all = ["watch", "deleted", "at"])]
+    pub owner: Option<String>,
 
     /// At most this many objects in all, across clusters and types, after --sort-by (default:
     /// all); a cut answer says so on stderr
@@ -716,6 +722,11 @@ pub struct DescribeArgs {
     /// Filters.
     #[command(flatten)]
     pub filters: Filters,
+
+    /// After each object, its neighbours one step away in its cluster: owner, owned objects,
+    /// and what it links to (node, volumes, ConfigMaps, Secrets, endpoints, backends, …)
+    #[arg(long)]
+    pub related: bool,
 }
 
 impl DescribeArgs {

@@ -119,6 +119,8 @@ pub struct ListQuery {
     pub field_selector: Option<String>,
     /// At most this many objects; `None` (or 0) for all.
     pub limit: Option<u64>,
+    /// `TYPE/NAME`: only objects it owns, at any depth.
+    pub owner: Option<String>,
 }
 
 /// A question for `/v1/auth/can-i`: may the caller (or `user`) do `verb` to `gvr`?
@@ -182,6 +184,7 @@ impl ListQuery {
             ("name", &self.name),
             ("labelSelector", &self.label_selector),
             ("fieldSelector", &self.field_selector),
+            ("owner", &self.owner),
         ];
         params.extend(optional.into_iter().filter_map(|(k, v)| v.clone().map(|v| (k, v))));
         params

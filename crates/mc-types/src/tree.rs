@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// `GET ?gvr=&name=&namespace=&cluster=` → JSON array of [`ClusterTree`], one per cluster
-/// where the object exists.
+/// `GET ?gvr=&name=&namespace=&cluster=[&neighbours=true]` → JSON array of [`ClusterTree`], one
+/// per cluster where the object exists. With `neighbours`, each root's children are what is one
+/// step away: its owners ([`Relation::Owner`]), what it owns and what it links to.
 pub const PATH: &str = "/v1/tree";
 
 /// Most objects in one cluster's tree; a larger tree is cut, and says so.
@@ -19,6 +20,8 @@ pub const MAX_DEPTH: usize = 12;
 pub enum Relation {
     /// The tree's root.
     Root,
+    /// The root's owner (ownerReferences), in a tree of neighbours only.
+    Owner,
     /// The parent is its owner (ownerReferences).
     Owned,
     /// A Service's EndpointSlice (label `kubernetes.io/service-name`).
@@ -43,6 +46,8 @@ pub enum Relation {
     ServiceAccount,
     /// The object a MultiClusterResource applied in a member cluster.
     Applied,
+    /// A target of a link an operator declared in the server's config.
+    Linked,
 }
 
 /// One object of a tree.

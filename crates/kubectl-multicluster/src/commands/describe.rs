@@ -1,5 +1,6 @@
 //! `describe <gvr> --name X`: the object as YAML, one document per cluster, followed by its
-//! Events from the store (as YAML comments, so the output stays YAML).
+//! Events from the store (as YAML comments, so the output stays YAML) and, with `--related`,
+//! its neighbours one step away in its cluster (`/v1/tree?neighbours=true`), as comments too.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -8,6 +9,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use reqwest::StatusCode;
 use serde_json::Value;
+
+use mc_types::tree::{ClusterTree, PATH, TreeNode};
 
 use crate::cli::DescribeArgs;
 use crate::client::{self, Client, ListQuery};
@@ -32,6 +35,7 @@ pub async fn run(
         label_selector: args.filters.selector.clone(),
         field_selector: args.filters.field_selector.clone(),
         limit: None,
+        owner: None,
     };
     let selectors = query.label_selector.is_some() || query.field_selector.is_some();
     let (first, resources) = if selectors {
@@ -94,8 +98,69 @@ pub async fn run(
             Some(Err(e)) => print::events::write(out, &[], Some(e), &ctx)?,
             None => {}
         }
+        if args.related {
+            let related = neighbours(client, &args.resource, item).await;
+            write_related(out, related.as_ref().map_err(ToString::to_string))?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What is one step away from `item` in its cluster (`/v1/tree?neighbours=true`): the root's
+/// children.
+async fn neighbours(
+    client: &Client,
+    resource: &str,
+    item: &mc_types::api::ListWithClusterItem,
+) -> Result<Vec<TreeNode>, client::Error> {
+    let metadata = &item.object["metadata"];
+    let mut query = vec![
+        ("gvr", client::canonical_gvr(resource).into_owned()),
+        ("name", metadata["name"].as_str().unwrap_or_default().to_owned()),
+        ("cluster", item.cluster_name.clone()),
+        ("neighbours", "true".to_owned()),
+    ];
+    if let Some(ns) = metadata["namespace"].as_str() {
+        query.push(("namespace", ns.to_owned()));
+    }
+    let trees: Vec<ClusterTree> = client.get_json(PATH, &query).await?;
+    Ok(trees.into_iter().flat_map(|t| t.root.children).collect())
+}
+
+/// The `Related:` section, as YAML comments like the events: one line per neighbour, its
+/// relation, kind/name (and cluster when not the object's), ready count and status.
+fn write_related(out: &mut dyn Write, related: Result<&Vec<TreeNode>, String>) -> std::io::Result<()> {
+    let nodes = match related {
+        Err(e) => return writeln!(out, "# Related:  <unknown> ({e})"),
+        Ok(nodes) if nodes.is_empty() => return writeln!(out, "# Related:  <none>"),
+        Ok(nodes) => nodes,
+    };
+    writeln!(out, "# Related:")?;
+    let mut rows = vec![["Relation", "Object", "Ready", "Status"].map(String::from)];
+    for n in nodes {
+        let relation = serde_json::to_value(n.relation).ok().and_then(|v| v.as_str().map(str::to_owned));
+        let cluster = n.cluster.as_ref().map(|c| format!(" (cluster {c})")).unwrap_or_default();
+        let status = if n.missing { "Missing".to_owned() } else { n.status.clone().unwrap_or_default() };
+        rows.push([
+            relation.unwrap_or_default(),
+            format!("{}/{}{cluster}", n.kind, n.name),
+            n.ready.clone().unwrap_or_default(),
+            status,
+        ]);
+    }
+    let widths: Vec<usize> =
+        (0..4).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for r in &rows {
+        let mut line = String::from("#   ");
+        for (c, cell) in r.iter().enumerate() {
+            line.push_str(cell);
+            if c < 3 {
+                line.push_str(&" ".repeat(widths[c] - cell.chars().count() + 2));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
 }
 
 /// Where an object's events are: its cluster and namespace (`default` for cluster-scoped

@@ -29,6 +29,9 @@ pub async fn run(
         return super::past::run(client, args, out).await;
     }
     let printing = Printing::new(&args)?;
+    if args.owner.is_some() && super::list_kinds::several(&args.resource) {
+        anyhow::bail!("--owner lists one type, not {}", args.resource);
+    }
     if super::list_kinds::several(&args.resource) {
         return super::list_kinds::run(client, &resolver, &args, &printing, out).await;
     }

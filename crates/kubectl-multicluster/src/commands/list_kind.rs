@@ -96,7 +96,8 @@ impl Kind<'_> {
         query.limit = server_limit;
         // Printed columns come as Table rows (types are resolved first); anything else, or a
         // server that cannot answer them, lists objects (asking for types at the same time).
-        let path_sort = printing.sort_by.as_ref().and_then(SortBy::path).is_some();
+        // What an owner owns is answered as objects only (`/v1/list_with_cluster?owner=`).
+        let path_sort = printing.sort_by.as_ref().and_then(SortBy::path).is_some() || args.owner.is_some();
         let (first, resources) = match (&printing.format, resources) {
             (Format::Table { wide, .. }, resources) if !path_sort => {
                 let resources = match resources {
@@ -193,5 +194,6 @@ pub fn query(args: &ListArgs, kind: &str) -> ListQuery {
         label_selector: args.filters.selector.clone(),
         field_selector: args.filters.field_selector.clone(),
         limit: args.limit,
+        owner: args.owner.clone(),
     }
 }

@@ -113,6 +113,7 @@ async fn pods(client: &Client, args: &LogsArgs, target: &Target) -> Result<Vec<(
             label_selector: selector,
             field_selector: None,
             limit: None,
+            owner: None,
         };
     let where_ = match args.clusters.as_slice() {
         [] => "in any cluster".to_string(),

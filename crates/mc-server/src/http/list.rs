@@ -35,6 +35,9 @@ async fn run(
     write: streamed::WriteItem,
 ) -> ApiResult<Response> {
     let request = ListRequest::from_pairs(pairs)?;
+    if let Some(owner) = request.owner() {
+        return super::owned::run(state, caller, &request, owner, write).await;
+    }
     if request.several() {
         return super::list_types::run(state, caller, &request, write).await;
     }

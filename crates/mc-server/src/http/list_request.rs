@@ -31,6 +31,8 @@ pub struct ListRequest {
     limit: Option<String>,
     continue_token: Option<String>,
     order: Order,
+    /// `TYPE/NAME`: only objects that object owns, at any depth (see `super::owned`).
+    owner: Option<String>,
     /// Stream changes after the current objects (newline-delimited JSON).
     pub watch: bool,
 }
@@ -52,6 +54,7 @@ impl ListRequest {
                 "fieldSelector" => r.field_selector = non_empty(v),
                 "limit" => r.limit = Some(v),
                 "continue" => r.continue_token = non_empty(v),
+                "owner" => r.owner = non_empty(v),
                 "order" => {
                     r.order = match v.as_str() {
                         "" | "name" => Order::Name,
@@ -95,6 +98,11 @@ impl ListRequest {
     /// The types asked for, as given.
     pub fn types(&self) -> &[String] {
         &self.gvrs
+    }
+
+    /// The owner asked for (`owner=TYPE/NAME`), as given.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
     }
 
     /// Whether the Go project's newest-first order is asked for.

@@ -19,6 +19,7 @@ pub mod list;
 pub mod list_request;
 pub mod list_types;
 pub mod openapi;
+pub mod owned;
 pub mod params;
 pub mod rights;
 pub mod status;

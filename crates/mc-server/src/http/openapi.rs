@@ -33,6 +33,7 @@ fn list_params() -> Value {
          "schema": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}},
         param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
         param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
+        param("owner", "TYPE/NAME (deploy/web): only objects that object owns at any depth (through owner references: a Deployment's Pods through its ReplicaSets), in each cluster where the caller may get it (in namespace when given, else in every namespace); one type, one page of at most limit objects (no continue, no watch), at most 10,000 objects walked below the owners of a cluster. An owner found nowhere answers [] with a Warning.", json!({"type": "string", "minLength": 3, "maxLength": 512})),
         param("limit", "Page size; default 10 as in the original, 0 means all.", json!({"type": "integer", "minimum": 0, "default": 10})),
         param("continue", "Token from the previous page's X-Continue header (default order only).", json!({"type": "string", "maxLength": 4096})),
         param("order", "name (default): cluster, namespace, name, paged with continue tokens; newest: newest object first, as the original answered, one page of at most limit objects.", json!({"type": "string", "enum": ["name", "newest"], "default": "name"})),
@@ -306,8 +307,8 @@ pub fn document(anonymous_read: bool) -> Value {
 fn tree_paths(security: &Value) -> Value {
     let text = |max: u32| json!({"type": "string", "maxLength": max});
     let node = json!({"type": "object", "required": ["relation", "apiVersion", "kind", "name"], "properties": {
-        "relation": {"type": "string", "enum": ["root", "owned", "endpoints", "endpoint", "backend", "scaleTarget",
-            "runsOn", "mounts", "boundTo", "configMap", "secret", "serviceAccount", "applied"]},
+        "relation": {"type": "string", "enum": ["root", "owner", "owned", "endpoints", "endpoint", "backend", "scaleTarget",
+            "runsOn", "mounts", "boundTo", "configMap", "secret", "serviceAccount", "applied", "linked"]},
         "cluster": {"type": "string", "description": "The member cluster of an object a MultiClusterResource applied."},
         "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "namespace": {"type": "string"},
         "name": {"type": "string"}, "ready": {"type": "string"}, "status": {"type": "string"},
@@ -325,7 +326,8 @@ fn tree_paths(security: &Value) -> Value {
                  "description": "The root's type, in any form /v1/list takes (deploy, apps/v1/deployments, svc)."},
                 {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 253}, "description": "The root's name."},
                 param("namespace", "The root's namespace (default: default; ignored for a cluster-scoped type).", text(63)),
-                param("cluster", "Only this cluster (default: every cluster where the root exists).", text(63))],
+                param("cluster", "Only this cluster (default: every cluster where the root exists).", text(63)),
+                param("neighbours", "Only what is one step away (describe --related): the root's owners (relation owner), what it owns and what it links to.", json!({"type": "boolean", "default": false}))],
             "responses": with_errors(json!({
                 "200": ok("one tree per cluster", json!({"type": "array", "items": tree})),
                 "403": error("the caller may not get the root in any cluster")}))}}

@@ -33,6 +33,8 @@ struct TreeRequest {
     name: Option<String>,
     namespace: Option<String>,
     cluster: Option<String>,
+    /// Only what is one step away, with the root's owners.
+    neighbours: bool,
 }
 
 impl TreeRequest {
@@ -46,6 +48,18 @@ impl TreeRequest {
                 "name" => r.name = v,
                 "namespace" => r.namespace = v,
                 "cluster" => r.cluster = v,
+                "neighbours" => {
+                    r.neighbours = match v.as_deref() {
+                        Some("true" | "1") => true,
+                        None | Some("false" | "0") => false,
+                        Some(other) => {
+                            return Err(ApiError::bad_request(format!(
+                                "neighbours must be true or false, got \"{}\"",
+                                params::shown(other)
+                            )));
+                        }
+                    }
+                }
                 _ => {
                     return Err(ApiError::bad_request(format!(
                         "unknown query parameter \"{}\"",
@@ -64,7 +78,7 @@ fn relations_error(e: relations::Error) -> ApiError {
     }
 }
 
-/// `GET /v1/tree?gvr=&name=[&namespace=][&cluster=]`.
+/// `GET /v1/tree?gvr=&name=[&namespace=][&cluster=][&neighbours=]`.
 async fn tree(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -100,10 +114,21 @@ async fn tree(
             let roots =
                 state.store.objects_named(cluster, &gvr, &namespace, std::slice::from_ref(&name)).await?;
             match roots.into_iter().next() {
-                Some(root) => relations::tree(&state.store, &types, cluster, root)
-                    .await
-                    .map(Some)
-                    .map_err(relations_error),
+                Some(root) => {
+                    let owners = if r.neighbours {
+                        relations::owners(&state.store, &types, cluster, &root)
+                            .await
+                            .map_err(relations_error)?
+                    } else {
+                        Vec::new()
+                    };
+                    let depth = r.neighbours.then_some(1);
+                    let mut t = relations::tree(&state.store, &types, cluster, root, depth)
+                        .await
+                        .map_err(relations_error)?;
+                    t.root.children.splice(0..0, owners);
+                    Ok(Some(t))
+                }
                 None => Ok(None),
             }
         })

@@ -10,6 +10,7 @@
 //! may not read).
 
 mod links;
+mod owned;
 mod status;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -21,6 +22,7 @@ use serde_json::Value;
 
 use crate::store::{RelatedObject, Store};
 use links::{Link, Target};
+pub use owned::owned;
 
 /// Errors of this module.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +89,8 @@ fn expand_of(relation: Relation) -> Expand {
         | Relation::Endpoint
         | Relation::Backend
         | Relation::ScaleTarget
-        | Relation::Applied => Expand::Full,
+        | Relation::Applied
+        | Relation::Linked => Expand::Full,
         Relation::Mounts => Expand::Links,
         _ => Expand::None,
     }
@@ -280,8 +283,15 @@ impl Builder<'_> {
     }
 }
 
-/// The tree below `root`, an object of `cluster`.
-pub async fn tree(store: &Store, types: &Types, cluster: &str, root: RelatedObject) -> Result<ClusterTree> {
+/// The tree below `root`, an object of `cluster`: every level up to [`MAX_DEPTH`] (`depth`
+/// `None`, a deeper tree marked truncated), or only `depth` levels.
+pub async fn tree(
+    store: &Store,
+    types: &Types,
+    cluster: &str,
+    root: RelatedObject,
+    depth: Option<usize>,
+) -> Result<ClusterTree> {
     let mut b = Builder { store, types, cluster, slots: Vec::new(), seen: HashSet::new(), truncated: false };
     let value = root.object.value();
     let is_mcr = root.gvr.group == MC_GROUP && root.kind == "MultiClusterResource";
@@ -289,16 +299,16 @@ pub async fn tree(store: &Store, types: &Types, cluster: &str, root: RelatedObje
         return Err(Error::Store(crate::store::Error::Corrupt("a tree without its root".into())));
     };
     let mut frontier = vec![top];
-    for _ in 0..MAX_DEPTH {
+    for _ in 0..depth.unwrap_or(MAX_DEPTH) {
         if frontier.is_empty() || b.truncated {
             break;
         }
         frontier = b.level(&frontier).await?;
     }
-    b.truncated |= !frontier.is_empty();
+    b.truncated |= depth.is_none() && !frontier.is_empty();
     let mut tree = b.finish(top);
-    if is_mcr {
-        let applied = applied(store, types, &value).await?;
+    if is_mcr && depth != Some(0) {
+        let applied = applied(store, types, &value, depth.map(|d| d - 1)).await?;
         tree.truncated |= applied.iter().any(|t| t.truncated);
         tree.root.children.extend(applied.into_iter().map(|t| {
             let mut root = t.root;
@@ -309,10 +319,39 @@ pub async fn tree(store: &Store, types: &Types, cluster: &str, root: RelatedObje
     Ok(tree)
 }
 
+/// The owners of `o` (its `ownerReferences` whose type is known and whose object is stored with
+/// the uid referred to), as nodes of relation [`Relation::Owner`].
+pub async fn owners(store: &Store, types: &Types, cluster: &str, o: &RelatedObject) -> Result<Vec<TreeNode>> {
+    let value = o.object.value();
+    let mut out = Vec::new();
+    for r in value["metadata"]["ownerReferences"].as_array().into_iter().flatten() {
+        let (Some(api_version), Some(kind), Some(name), Some(uid)) =
+            (r["apiVersion"].as_str(), r["kind"].as_str(), r["name"].as_str(), r["uid"].as_str())
+        else {
+            continue;
+        };
+        let Some(gvr) = types.of_kind(api_version, kind).cloned() else { continue };
+        let namespaced = types.namespaced.contains(&(gvr.group.clone(), gvr.resource.clone()));
+        let namespace = if namespaced { o.namespace.as_str() } else { "" };
+        for owner in store.objects_named(cluster, &gvr, namespace, &[name.to_string()]).await? {
+            if owner.uid == uid {
+                let value = owner.object.value();
+                out.push(node(Relation::Owner, &owner, &value));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The object a MultiClusterResource (`mcr`, its JSON) applied in each cluster its status names,
 /// each with its own tree; a cluster where the object is not stored, or not marked as this
 /// resource's, gives a missing node with the resource's phase there.
-async fn applied(store: &Store, types: &Types, mcr: &Value) -> Result<Vec<ClusterTree>> {
+async fn applied(
+    store: &Store,
+    types: &Types,
+    mcr: &Value,
+    depth: Option<usize>,
+) -> Result<Vec<ClusterTree>> {
     let template = &mcr["spec"]["template"];
     let (Some(api_version), Some(kind), Some(name)) =
         (template["apiVersion"].as_str(), template["kind"].as_str(), template["metadata"]["name"].as_str())
@@ -335,7 +374,7 @@ async fn applied(store: &Store, types: &Types, mcr: &Value) -> Result<Vec<Cluste
         });
         match mine {
             Some(o) => {
-                let mut t = Box::pin(tree(store, types, cluster, o)).await?;
+                let mut t = Box::pin(tree(store, types, cluster, o, depth)).await?;
                 t.root.relation = Relation::Applied;
                 out.push(t);
             }
