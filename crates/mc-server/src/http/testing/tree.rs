@@ -5,7 +5,8 @@ use axum::http::{Method, StatusCode};
 use mc_types::{Gvr, ResourceInfo};
 use serde_json::{Value, json};
 
-use super::{TOKEN, TestApi, types};
+use super::{ALICE, Setup, TOKEN, TestApi, rbac, types};
+use crate::authz::User;
 use crate::store::{ApplyOne, Change, StoredObject};
 
 fn info(group: &str, resource: &str, kind: &str, namespaced: bool) -> ResourceInfo {
@@ -32,14 +33,20 @@ fn obj(group: &str, resource: &str, kind: &str, meta: Value, rest: Value) -> Cha
 }
 
 fn owned(name: &str, owner: &str) -> Value {
+    // What owns what: the Deployment its ReplicaSet, the ReplicaSet its Pods.
+    let kind = if owner == "web" { "Deployment" } else { "ReplicaSet" };
     json!({"name": name, "namespace": "default", "uid": format!("uid-{name}"), "resourceVersion": "1",
-        "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": owner, "uid": format!("uid-{owner}"), "controller": true}]})
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": kind, "name": owner, "uid": format!("uid-{owner}"), "controller": true}]})
 }
 
 /// beta: Deployment web (from the fixture) → ReplicaSet web-1 → Pods web-1-a (on node n1,
 /// mounting cm-b1 and the missing ConfigMap gone) and web-1-b.
 async fn api() -> TestApi {
-    let api = TestApi::new().await;
+    with_tree(TestApi::new().await).await
+}
+
+/// [`api`] over a setup of one's own.
+async fn with_tree(api: TestApi) -> TestApi {
     for name in super::CLUSTERS {
         let mut catalog = types();
         catalog.push(info("apps", "replicasets", "ReplicaSet", true));
@@ -129,4 +136,125 @@ async fn bad_tree_requests_are_answered_as_client_errors() {
         assert_eq!(a.status, code, "{uri}: {}", a.text());
         assert!(a.json()["error"].is_string(), "{uri}: {}", a.text());
     }
+}
+
+/// `relation kind/name` of each child of a tree's root.
+fn neighbours(tree: &Value) -> Vec<String> {
+    tree["root"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}/{}",
+                c["relation"].as_str().unwrap(),
+                c["kind"].as_str().unwrap(),
+                c["name"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn neighbours_are_one_step_away_with_the_owner() {
+    let api = api().await;
+    let a = api.call(Method::GET, "/v1/tree?gvr=replicasets&name=web-1&neighbours=true", Some(TOKEN)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text());
+    let trees = a.array();
+    assert_eq!(neighbours(&trees[0]), ["owner Deployment/web", "owned Pod/web-1-a", "owned Pod/web-1-b"]);
+    // One level: the Pods' nodes and ConfigMaps are not read.
+    assert!(trees[0]["root"]["children"][1]["children"].is_null(), "{}", a.text());
+    let pod = api.call(Method::GET, "/v1/tree?gvr=pods&name=web-1-a&neighbours=true", Some(TOKEN)).await;
+    assert_eq!(
+        neighbours(&pod.array()[0]),
+        ["owner ReplicaSet/web-1", "runsOn Node/n1", "configMap ConfigMap/cm-b1", "configMap ConfigMap/gone"]
+    );
+    let bad = api.call(Method::GET, "/v1/tree?gvr=pods&name=web-1-a&neighbours=maybe", Some(TOKEN)).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text());
+}
+
+fn pod_names(items: &[Value]) -> Vec<&str> {
+    items.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn owner_lists_what_an_object_owns_at_any_depth() {
+    let api = api().await;
+    let a = api.call(Method::GET, "/v1/list?gvr=pods&owner=deploy/web&limit=0", Some(TOKEN)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text());
+    assert_eq!(pod_names(&a.array()), ["web-1-a", "web-1-b"]);
+    // Selectors and limit apply to what is owned.
+    let running = api
+        .call(
+            Method::GET,
+            "/v1/list?gvr=pods&owner=deploy/web&fieldSelector=status.phase%3DRunning",
+            Some(TOKEN),
+        )
+        .await;
+    assert_eq!(pod_names(&running.array()), ["web-1-a"]);
+    let one = api.call(Method::GET, "/v1/list?gvr=pods&owner=deploy/web&limit=1", Some(TOKEN)).await;
+    assert_eq!(pod_names(&one.array()), ["web-1-a"]);
+    let rs =
+        api.call(Method::GET, "/v1/list_with_cluster?gvr=replicasets&owner=deploy/web", Some(TOKEN)).await;
+    assert_eq!(rs.array().len(), 1, "{}", rs.text());
+    assert_eq!(rs.array()[0]["clusterName"], "beta");
+    // An owner found nowhere: nothing, and said.
+    let none =
+        api.call(Method::GET, "/v1/list?gvr=pods&owner=deploy/nope&namespace=default", Some(TOKEN)).await;
+    assert_eq!(none.status, StatusCode::OK);
+    assert!(none.array().is_empty());
+    assert!(
+        none.warnings()
+            .iter()
+            .any(|w| w.contains("deployments.apps") && w.contains("nope") && w.contains("not found")),
+        "{:?}",
+        none.warnings()
+    );
+    for uri in [
+        "/v1/list?gvr=pods&owner=web",
+        "/v1/list?gvr=pods&owner=deploy/",
+        "/v1/list?gvr=pods&owner=deploy/web&watch=true",
+        "/v1/list?gvr=pods,cm&owner=deploy/web",
+        "/v1/list?gvr=pods&owner=deploy/web&continue=abcd",
+    ] {
+        let a = api.call(Method::GET, uri, Some(TOKEN)).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{uri}: {}", a.text());
+    }
+    let unknown = api.call(Method::GET, "/v1/list?gvr=pods&owner=nothings/web", Some(TOKEN)).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.text());
+}
+
+/// alice may read Deployments, ReplicaSets and Pods in beta's `default`, not Nodes or ConfigMaps:
+/// her tree leaves them out and says how many.
+#[tokio::test]
+async fn a_restricted_caller_sees_the_tree_without_what_she_may_not_list() {
+    let api = with_tree(TestApi::with(Setup { master: true, ..Setup::default() }).await).await;
+    let rules = json!({"rules": [
+        {"apiGroups": ["", "apps"], "resources": ["deployments", "replicasets", "pods"], "verbs": ["get", "list"]},
+    ]});
+    api.write("beta", rbac("clusterroles", "ClusterRole", None, "workloads", rules)).await;
+    let binding = json!({
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "workloads"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "alice"}],
+    });
+    api.write("beta", rbac("rolebindings", "RoleBinding", Some("default"), "alice-workloads", binding)).await;
+    api.state.reviewer.remember(ALICE, User::new("alice", ["system:authenticated"])).await;
+    let a = api.call(Method::GET, "/v1/tree?gvr=deploy&name=web&namespace=default", Some(ALICE)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text());
+    let trees = a.array();
+    assert_eq!(
+        lines(&trees[0]),
+        ["0 Deployment web", "1 ReplicaSet web-1", "2 Pod web-1-a", "2 Pod web-1-b"]
+    );
+    assert_eq!(trees[0]["hidden"], 3);
+    assert!(
+        a.warnings()
+            .iter()
+            .any(|w| w.contains("3 object(s) of the tree in cluster beta left out") && w.contains("alice")),
+        "{:?}",
+        a.warnings()
+    );
+    // The admin sees all of it.
+    let admin = api.call(Method::GET, "/v1/tree?gvr=deploy&name=web&namespace=default", Some(TOKEN)).await;
+    assert_eq!(lines(&admin.array()[0]).len(), 7);
 }
