@@ -194,6 +194,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         oidc: settings.oidc.clone(),
         access,
         openapi,
+        relation_links: Arc::new(settings.relation_links.clone()),
     };
     let scheme = settings.tls.scheme();
     let ca = match &settings.tls {

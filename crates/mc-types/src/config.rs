@@ -226,6 +226,9 @@ pub struct ServerConfig {
     /// What `/metrics` exports besides its fixed series.
     #[serde(default)]
     pub metrics: MetricsSection,
+    /// Links between types that `tree` and `describe --related` follow besides the built-in ones.
+    #[serde(default)]
+    pub relations: crate::declared_links::RelationsSection,
 }
 
 /// What `/metrics` exports besides its fixed series.
@@ -969,6 +972,9 @@ impl ServerConfig {
         if let Some(problem) = self.history.problem() {
             return Err(invalid(problem));
         }
+        if let Some(problem) = self.relations.problem() {
+            return Err(invalid(problem));
+        }
         if self.clusters.is_empty() {
             return Err(invalid("no clusters configured: add at least one under `clusters:`".into()));
         }
@@ -1602,6 +1608,28 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         let text =
             "clusters:\n  - metadata:\n      clusterName: a\n      color: blue\n    extra: 1\nmysql: {}\n";
         assert!(load_str(text).is_ok());
+    }
+
+    #[test]
+    fn declared_links_are_read_and_a_bad_one_is_a_one_line_error() {
+        let clusters = "clusters:\n  - metadata: {clusterName: a}\n";
+        let ok = format!(
+            "{clusters}relations:\n  links:\n    - from: {{group: example.com, resource: widgets}}\n      to: {{resource: configmaps}}\n      fieldPath: spec.configRef.name\n"
+        );
+        let config = load_str(&ok).unwrap();
+        assert_eq!(config.relations.links[0].to.resource, "configmaps");
+        assert_eq!(config.relations.links[0].field_path.as_deref(), Some("spec.configRef.name"));
+        let both = format!(
+            "{clusters}relations: {{links: [{{from: {{resource: widgets}}, to: {{resource: pods}}, fieldPath: a, selector: b}}]}}\n"
+        );
+        assert_eq!(
+            error_line(&both),
+            format!("config {FILE}: relations.links[0]: give fieldPath or selector, not both")
+        );
+        let unknown = format!(
+            "{clusters}relations: {{links: [{{from: {{resource: widgets}}, to: {{resource: pods}}, path: a}}]}}\n"
+        );
+        assert!(error_line(&unknown).contains("unknown field `path`"), "{}", error_line(&unknown));
     }
 
     #[test]

@@ -71,6 +71,11 @@ pub struct KeyError {
 }
 
 impl KeyError {
+    /// Why, without the key.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
     fn new(key: &str, reason: impl Into<String>) -> Self {
         let key = if key.len() > 64 {
             format!("{}…", key.chars().take(64).collect::<String>())

@@ -9,6 +9,7 @@ pub mod changed_fields;
 pub mod config;
 pub mod count;
 pub mod crd;
+pub mod declared_links;
 pub mod gvr;
 pub mod history;
 pub mod jsonpath;

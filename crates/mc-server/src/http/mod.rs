@@ -84,6 +84,8 @@ pub struct AppState {
     pub access: Arc<AccessControl>,
     /// The clusters' OpenAPI documents, kept between requests.
     pub openapi: Arc<kube::openapi::Documents>,
+    /// The links declared between types in the config (`relations.links`), for trees.
+    pub relation_links: Arc<Vec<mc_types::declared_links::DeclaredLink>>,
 }
 
 /// The whole API. Every path needs a token except `/livez`, `/healthz`, `/readyz`, `/openapi.json` and

@@ -415,6 +415,7 @@ impl TestApi {
             oidc: None,
             access,
             openapi,
+            relation_links: Arc::default(),
         };
         TestApi { state, _writer: task }
     }

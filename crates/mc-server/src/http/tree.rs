@@ -106,7 +106,7 @@ async fn tree(
     let (allowed, denied) =
         super::rights::restrict_in(&state, &caller, "get", &info, &clusters, ns_arg, Some(&name)).await?;
     let catalog = state.registry.catalog();
-    let types = Types::new(&catalog);
+    let types = Types::new(&catalog).with_links(&state.relation_links);
     let gvr = info.gvr();
     let mut trees = Vec::new();
     for cluster in clusters.iter().filter(|c| allowed.as_ref().is_none_or(|a| a.admits(c, &namespace))) {

@@ -30,6 +30,8 @@ pub enum Target {
     Named(String),
     /// Every object whose label has this value.
     Labelled(String, String),
+    /// Every object with all these labels (a declared link's selector; never empty).
+    Selected(std::collections::BTreeMap<String, String>),
 }
 
 fn link(relation: Relation, group: &str, resource: &str, namespace: &str, name: &str) -> Link {
@@ -169,6 +171,7 @@ mod tests {
             .map(|l| match &l.target {
                 Target::Named(n) => format!("{:?} {}/{}", l.relation, l.resource, n),
                 Target::Labelled(k, v) => format!("{:?} {}[{k}={v}]", l.relation, l.resource),
+                Target::Selected(m) => format!("{:?} {}{m:?}", l.relation, l.resource),
             })
             .collect()
     }

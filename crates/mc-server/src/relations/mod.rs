@@ -9,6 +9,7 @@
 //! [`MAX_DEPTH`]. Access rules are the caller's business (`http::tree` prunes what its caller
 //! may not read).
 
+mod declared;
 mod links;
 mod owned;
 mod status;
@@ -41,6 +42,8 @@ pub struct Types {
     by_resource: HashMap<(String, String), (Gvr, String)>,
     by_kind: HashMap<(String, String), (Gvr, String)>,
     namespaced: HashSet<(String, String)>,
+    /// The links declared in the config.
+    declared: Vec<declared::Declared>,
 }
 
 impl Types {
@@ -56,6 +59,12 @@ impl Types {
             }
         }
         t
+    }
+
+    /// With the links declared in the config (`relations.links`).
+    pub fn with_links(mut self, links: &[mc_types::declared_links::DeclaredLink]) -> Self {
+        self.declared = declared::compile(links);
+        self
     }
 
     fn of(&self, link: &Link) -> Option<&(Gvr, String)> {
@@ -210,11 +219,18 @@ impl Builder<'_> {
         for &i in frontier {
             let slot = &self.slots[i];
             let Some(o) = slot.object.as_ref().filter(|_| slot.expand != Expand::None) else { continue };
-            for link in links::of(&o.gvr.group, &o.kind, &o.object.value()) {
+            let value = o.object.value();
+            let mut found = links::of(&o.gvr.group, &o.kind, &value);
+            found.extend(declared::of(&self.types.declared, &o.gvr.group, &o.gvr.resource, &value, |t| {
+                self.types.namespaced.contains(&(t.group.clone(), t.resource.clone()))
+            }));
+            for link in found {
                 let Some((gvr, kind)) = self.types.of(&link) else { continue };
                 let key = match &link.target {
                     Target::Named(_) => None,
                     Target::Labelled(k, _) => Some(k.clone()),
+                    // Read by its first label, the others checked on what is read.
+                    Target::Selected(labels) => labels.keys().next().cloned(),
                 };
                 wanted
                     .entry((gvr.clone(), kind.clone(), link.namespace.clone(), key))
@@ -225,8 +241,9 @@ impl Builder<'_> {
         for ((gvr, kind, namespace, label), links) in wanted {
             let mut values: Vec<String> = links
                 .iter()
-                .map(|(_, l)| match &l.target {
-                    Target::Named(n) | Target::Labelled(_, n) => n.clone(),
+                .filter_map(|(_, l)| match &l.target {
+                    Target::Named(n) | Target::Labelled(_, n) => Some(n.clone()),
+                    Target::Selected(labels) => labels.values().next().cloned(),
                 })
                 .collect();
             values.sort();
@@ -247,11 +264,23 @@ impl Builder<'_> {
                 by_value.entry(v).or_default().push((o, value));
             }
             for (parent, link) in links {
-                let (Target::Named(v) | Target::Labelled(_, v)) = &link.target;
+                let (v, all) = match &link.target {
+                    Target::Named(v) | Target::Labelled(_, v) => (v, None),
+                    Target::Selected(labels) => match labels.values().next() {
+                        Some(v) => (v, Some(labels)),
+                        None => continue,
+                    },
+                };
                 match by_value.get(v) {
                     Some(objects) => {
                         for (o, value) in objects {
-                            next.extend(self.push(Some(parent), link.relation, o.clone(), value));
+                            let selected = all.is_none_or(|all| {
+                                all.iter()
+                                    .all(|(k, v)| value["metadata"]["labels"][k].as_str() == Some(v.as_str()))
+                            });
+                            if selected {
+                                next.extend(self.push(Some(parent), link.relation, o.clone(), value));
+                            }
                         }
                     }
                     None if label.is_none() => self.push_missing(parent, &link, &gvr, &kind, v),

@@ -258,3 +258,60 @@ async fn a_restricted_caller_sees_the_tree_without_what_she_may_not_list() {
     let admin = api.call(Method::GET, "/v1/tree?gvr=deploy&name=web&namespace=default", Some(TOKEN)).await;
     assert_eq!(lines(&admin.array()[0]).len(), 7);
 }
+
+/// Links declared in the config: a Widget names a ConfigMap at `spec.configRef.name` and Pods at
+/// `spec.pods`, and selects ConfigMaps by `spec.selector`; its tree follows them all.
+#[tokio::test]
+async fn a_declared_link_is_followed_by_name_and_by_selector() {
+    use mc_types::declared_links::{DeclaredLink, TypeRef};
+
+    let mut api = api().await;
+    let widgets = TypeRef { group: "a.example.com".into(), resource: "widgets".into() };
+    let to = |resource: &str| TypeRef { group: String::new(), resource: resource.into() };
+    api.state.relation_links = std::sync::Arc::new(vec![
+        DeclaredLink {
+            from: widgets.clone(),
+            to: to("configmaps"),
+            field_path: Some("spec.configRef.name".into()),
+            selector: None,
+        },
+        DeclaredLink {
+            from: widgets.clone(),
+            to: to("configmaps"),
+            field_path: None,
+            selector: Some("spec.selector".into()),
+        },
+        DeclaredLink { from: widgets, to: to("pods"), field_path: Some("spec.pods".into()), selector: None },
+    ]);
+    let widget = obj(
+        "a.example.com",
+        "widgets",
+        "Widget",
+        json!({"name": "w", "namespace": "default", "uid": "uid-w", "resourceVersion": "1"}),
+        json!({"spec": {"configRef": {"name": "nope"}, "selector": {"matchLabels": {"app": "web"}}, "pods": ["web-1-a"]}}),
+    );
+    api.state.store.apply_batch("beta", vec![widget]).await.unwrap();
+    let a = api.call(Method::GET, "/v1/tree?gvr=widgets.a.example.com&name=w", Some(TOKEN)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text());
+    let trees = a.array();
+    assert_eq!(
+        lines(&trees[0]),
+        [
+            "0 Widget w",
+            "1 ConfigMap cm-b1",
+            "1 ConfigMap nope missing",
+            "1 Pod web-1-a",
+            "2 Node n1",
+            "2 ConfigMap cm-b1",
+            "2 ConfigMap gone missing",
+        ]
+    );
+    assert!(trees[0]["root"]["children"].as_array().unwrap().iter().all(|c| c["relation"] == "linked"));
+    // Neighbours too.
+    let n =
+        api.call(Method::GET, "/v1/tree?gvr=widgets.a.example.com&name=w&neighbours=true", Some(TOKEN)).await;
+    assert_eq!(
+        neighbours(&n.array()[0]),
+        ["linked ConfigMap/cm-b1", "linked ConfigMap/nope", "linked Pod/web-1-a"]
+    );
+}
