@@ -41,7 +41,7 @@ async fn main() -> anyhow::Result<()> {
     for chunk in tree.chunk_by(|a, b| a.0 == b.0) {
         let batch = chunk
             .iter()
-            .map(|(gvr, kind, o)| StoredObject::from_json(gvr.clone(), kind, o.clone()).map(Change::Upsert))
+            .map(|(gvr, kind, o)| StoredObject::from_json(gvr.clone(), *kind, o.clone()).map(Change::Upsert))
             .collect::<Result<Vec<_>, _>>()?;
         for part in batch.chunks(BATCH) {
             written += part.len();
