@@ -7,7 +7,8 @@
 //! as a server's first sync does. Then times the tree of `deploy/web` (the root read by name,
 //! then [`mc_server::relations::tree`]) over several runs. Prints one JSON line of figures.
 //!
-//! `cargo run --release -p mc-server --example tree_bench -- STORAGE_URL [N in all]`
+//! `cargo run --release -p mc-server --example tree_bench -- STORAGE_URL [N in all] [--queries-only]`
+//! (`--queries-only`: the objects are already written; times the trees only).
 
 use std::time::{Duration, Instant};
 
@@ -27,17 +28,19 @@ const NODES: usize = 100;
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let [_, url, rest @ ..] = args.as_slice() else {
-        anyhow::bail!("usage: tree_bench STORAGE_URL [N in all]");
+        anyhow::bail!("usage: tree_bench STORAGE_URL [N in all] [--queries-only]");
     };
-    let n: usize = rest.first().map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let n: usize =
+        rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let write = !rest.iter().any(|a| a == "--queries-only");
     let store = Store::connect(url).await?;
-    let deferred = store.defer_indexes().await?;
+    let deferred = if write { store.defer_indexes().await? } else { 0 };
     let pods = Gvr::new("", "v1", "pods");
 
     // The tree's objects, each type in its own batch.
     let mut busy = Duration::ZERO;
     let mut written = 0usize;
-    let tree = tree_objects();
+    let tree = if write { tree_objects() } else { Vec::new() };
     for chunk in tree.chunk_by(|a, b| a.0 == b.0) {
         let batch = chunk
             .iter()
@@ -51,7 +54,7 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     // The other objects.
-    let per_cluster = n.saturating_sub(written).div_ceil(CLUSTERS.len());
+    let per_cluster = if write { n.saturating_sub(written).div_ceil(CLUSTERS.len()) } else { 0 };
     for first in (0..per_cluster).step_by(BATCH) {
         for (c, cluster) in CLUSTERS.iter().enumerate() {
             let batch = (first..(first + BATCH).min(per_cluster))

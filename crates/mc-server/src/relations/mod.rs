@@ -110,7 +110,11 @@ type Read = (Gvr, String, String, Option<String>);
 
 struct Slot {
     node: TreeNode,
-    object: Option<RelatedObject>,
+    /// Its uid; `None` when it is not stored.
+    uid: Option<String>,
+    /// What it links to, read from its JSON when it was pushed (each object is parsed once);
+    /// taken when its level is read.
+    links: Vec<Link>,
     expand: Expand,
     children: Vec<usize>,
 }
@@ -148,7 +152,7 @@ impl Builder<'_> {
         &mut self,
         parent: Option<usize>,
         relation: Relation,
-        o: RelatedObject,
+        o: &RelatedObject,
         value: &Value,
     ) -> Option<usize> {
         let expand = expand_of(relation);
@@ -159,10 +163,21 @@ impl Builder<'_> {
             self.truncated = true;
             return None;
         }
+        let links = if expand == Expand::None {
+            Vec::new()
+        } else {
+            let types = self.types;
+            let mut links = links::of(&o.gvr.group, &o.kind, value);
+            links.extend(declared::of(&types.declared, &o.gvr.group, &o.gvr.resource, value, |t| {
+                types.namespaced.contains(&(t.group.clone(), t.resource.clone()))
+            }));
+            links
+        };
         let i = self.slots.len();
         self.slots.push(Slot {
-            node: node(relation, &o, value),
-            object: Some(o),
+            node: node(relation, o, value),
+            uid: Some(o.uid.clone()),
+            links,
             expand,
             children: Vec::new(),
         });
@@ -191,7 +206,13 @@ impl Builder<'_> {
             missing: true,
             children: Vec::new(),
         };
-        self.slots.push(Slot { node, object: None, expand: Expand::None, children: Vec::new() });
+        self.slots.push(Slot {
+            node,
+            uid: None,
+            links: Vec::new(),
+            expand: Expand::None,
+            children: Vec::new(),
+        });
         self.slots[parent].children.push(i);
     }
 
@@ -202,7 +223,7 @@ impl Builder<'_> {
         let owners: HashMap<String, usize> = frontier
             .iter()
             .filter(|&&i| self.slots[i].expand == Expand::Full)
-            .filter_map(|&i| self.slots[i].object.as_ref().map(|o| (o.uid.clone(), i)))
+            .filter_map(|&i| self.slots[i].uid.clone().map(|uid| (uid, i)))
             .collect();
         if !owners.is_empty() {
             let uids: Vec<String> = owners.keys().cloned().collect();
@@ -211,20 +232,13 @@ impl Builder<'_> {
             for child in children {
                 let Some(&parent) = child.owner.as_ref().and_then(|o| owners.get(o)) else { continue };
                 let value = child.object.value();
-                next.extend(self.push(Some(parent), Relation::Owned, child, &value));
+                next.extend(self.push(Some(parent), Relation::Owned, &child, &value));
             }
         }
         // What the frontier links to, read a (type, namespace, label key) at a time.
         let mut wanted: BTreeMap<Read, Vec<(usize, Link)>> = BTreeMap::new();
         for &i in frontier {
-            let slot = &self.slots[i];
-            let Some(o) = slot.object.as_ref().filter(|_| slot.expand != Expand::None) else { continue };
-            let value = o.object.value();
-            let mut found = links::of(&o.gvr.group, &o.kind, &value);
-            found.extend(declared::of(&self.types.declared, &o.gvr.group, &o.gvr.resource, &value, |t| {
-                self.types.namespaced.contains(&(t.group.clone(), t.resource.clone()))
-            }));
-            for link in found {
+            for link in std::mem::take(&mut self.slots[i].links) {
                 let Some((gvr, kind)) = self.types.of(&link) else { continue };
                 let key = match &link.target {
                     Target::Named(_) => None,
@@ -279,7 +293,7 @@ impl Builder<'_> {
                                     .all(|(k, v)| value["metadata"]["labels"][k].as_str() == Some(v.as_str()))
                             });
                             if selected {
-                                next.extend(self.push(Some(parent), link.relation, o.clone(), value));
+                                next.extend(self.push(Some(parent), link.relation, o, value));
                             }
                         }
                     }
@@ -324,7 +338,7 @@ pub async fn tree(
     let mut b = Builder { store, types, cluster, slots: Vec::new(), seen: HashSet::new(), truncated: false };
     let value = root.object.value();
     let is_mcr = root.gvr.group == MC_GROUP && root.kind == "MultiClusterResource";
-    let Some(top) = b.push(None, Relation::Root, root, &value) else {
+    let Some(top) = b.push(None, Relation::Root, &root, &value) else {
         return Err(Error::Store(crate::store::Error::Corrupt("a tree without its root".into())));
     };
     let mut frontier = vec![top];
