@@ -8,7 +8,7 @@
 //! in one scan of the type's range (an older time, where most objects changed anyway). Either
 //! way the answer is the one the revisions alone give: per object (by namespace and name) its
 //! newest revision at or before the time, unless that is a deletion (see
-//! docs/adr/0025-history-state-by-rewind.md).
+//! docs/adr/0026-history-state-by-rewind.md).
 
 use std::collections::{HashMap, HashSet};
 
