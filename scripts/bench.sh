@@ -20,8 +20,7 @@
 # MC_BENCH_TARGET=DIR runs the binaries in DIR (mc-server, kubectl-multicluster, examples/) instead
 # of building them: e.g. a copy that no other build in the same target directory replaces mid-run.
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
-# bench_watch), MC_BENCH_HISTORY (see bench_watch_history), MC_BENCH_RUNS, MC_BENCH_SETTLE and
-# MC_BENCH_PAYLOAD: see bench_sync.
+# bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -143,7 +142,7 @@ pause() { read -r -t "$1" -u "$PAUSE_FD" _ || true; }
 # PID_VAR at once (so cleanup stops it), and waits until it is ready (asked every 20 ms)
 launch() {
   : >"$5"
-  start_mc_server "$1" "$5" "$2" --config "${6:-$WORK/clusters/config.yaml}" --bind 127.0.0.1 --port "$3" \
+  start_mc_server "$1" "$5" "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
     --storage "$4" --no-cli-config --namespace default
   until http_ready "$3" 2>/dev/null; do
     kill -0 "${!1}" 2>/dev/null || { tail "$5" >&2; fail "$2 exited"; }
@@ -431,10 +430,6 @@ bench_join() {
 # difference of a few ms.
 bench_watch() {
   local rate=${1:-1000} vs=()
-  if [[ ${MC_BENCH_HISTORY:-} == onoff ]]; then
-    bench_watch_history "$rate"
-    return
-  fi
   start_server "sqlite://$WORK/watch.db"
   if [[ -n ${MC_BENCH_VS:-} ]]; then
     launch VS_PID "$MC_BENCH_VS" "$PORT1" "sqlite://$WORK/watch-vs.db" "$WORK/server-vs.log"
@@ -565,42 +560,6 @@ bench_count() {
   "$TARGET/examples/count_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
-# MC_BENCH_HISTORY=onoff: the same build twice at once on the same clusters and changes, history
-# on (the default) and off, MC_BENCH_RUNS times (default 3), which one is `--server` alternating;
-# each run's line (`history_on_is`: server or vs), then one line with the medians of the p99s and
-# their ratio (on / off). Fresh databases each run.
-bench_watch_history() {
-  local rate=$1 runs=${MC_BENCH_RUNS:-3} i on off out
-  { cat "$WORK/clusters/config.yaml"; printf 'history:\n  enabled: false\n'; } >"$WORK/history-off.yaml"
-  for ((i = 1; i <= runs; i++)); do
-    rm -f "$WORK"/watch-*.db*
-    if ((i % 2)); then on=$PORT off=$PORT1; else on=$PORT1 off=$PORT; fi
-    launch SERVER_PID "$TARGET/mc-server" "$on" "sqlite://$WORK/watch-on.db" "$WORK/server-on.log"
-    launch VS_PID "$TARGET/mc-server" "$off" "sqlite://$WORK/watch-off.db" "$WORK/server-off.log" \
-      "$WORK/history-off.yaml"
-    out=$("$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --vs "http://127.0.0.1:$PORT1" \
-      --rate "$rate" --seconds 20 \
-      "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig")
-    stop_job "$VS_PID"
-    VS_PID=""
-    stop_server
-    if ((i % 2)); then on=server; else on=vs; fi
-    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); d["history_on_is"] = sys.argv[2]; print(json.dumps(d))' \
-      "$out" "$on" | tee -a "$WORK/history-runs.jsonl"
-  done
-  python3 - "$WORK/history-runs.jsonl" <<'PY'
-import json, statistics, sys
-runs = [json.loads(line) for line in open(sys.argv[1])]
-def p99(d, on):
-    this = (d["history_on_is"] == "server") == on
-    return d["visible_ms_p99"] if this else d["vs_visible_ms_p99"]
-on = statistics.median(p99(d, True) for d in runs)
-off = statistics.median(p99(d, False) for d in runs)
-print(json.dumps({"benchmark": "watch_history", "runs": len(runs), "history_on_visible_ms_p99_median": on,
-                  "history_off_visible_ms_p99_median": off, "on_off_p99_ratio": round(on / off, 3) if off else None}))
-PY
-}
-
 # The figures go to stdout as they come and to a file, for the results file. Through fd 1
 # only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
 # and tee ends when the bench has.
@@ -620,8 +579,7 @@ case $MODE in
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
   count) inputs+=(pods="$N" runs=5 "backends=sqlite,postgres") ;;
-  watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}"
-    history_onoff="${MC_BENCH_HISTORY:-}" runs="${MC_BENCH_RUNS:-1}") ;;
+  watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
   logs) inputs+=(log_mb="$N" runs=3 backends=sqlite) ;;
