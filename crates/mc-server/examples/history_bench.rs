@@ -1,13 +1,16 @@
 //! Benchmark helper for the history store (`scripts/bench.sh history`), without clusters:
-//! - a first sync of N ConfigMap-like objects (~1 KB, 10 namespaces of one cluster) written
+//! - a first sync of N ConfigMap-like objects (~1 KB, namespaces of 10,000 objects, at least
+//!   10, of one cluster) written
 //!   through `Store::apply` in batches of 2,000 as new rows (the objects made before the clock
 //!   runs), with history off (`URL_OFF`), on with the objects compressed before they reach the
 //!   writer, as the sync does (`URL_ON`), and on with the writer compressing them
 //!   (`URL_ON_WRITER`): objects/s each, and the ratios to off;
 //! - watch batches of 10 modifications, off and on (compressed before): changes/s each;
 //! - the history store filled to about R revisions (every object modified again, a round at a
-//!   time), then: one object's history and `state_at` of one namespace (N/10 objects) at a time
-//!   in the middle, p50/p99; and a prune that removes every superseded revision, in steps of
+//!   time), then 1,000 more modifications spread over the namespaces (watch batches of 10);
+//!   then: one object's history, and `state_at` of one namespace at two times, p50/p99: in the
+//!   middle of the history (every object changed since) and just before those last 1,000
+//!   (1% changed since); and a prune that removes every superseded revision, in steps of
 //!   5,000: revisions removed, steps, mean and longest write transaction.
 //!
 //! `cargo run --release -p mc-server --example history_bench -- URL_OFF URL_ON URL_ON_WRITER [N] [R]`
@@ -19,13 +22,18 @@ use mc_types::Gvr;
 use serde_json::json;
 
 const CLUSTER: &str = "bench1";
-const NAMESPACES: usize = 10;
+/// Objects per namespace (a namespace is what one `list --at` of the benchmark reads).
+const PER_NAMESPACE: usize = 10_000;
 const BATCH: usize = 2000;
 
-fn object(gvr: &Gvr, i: usize, version: usize) -> StoredObject {
+fn namespaces(n: usize) -> usize {
+    (n / PER_NAMESPACE).max(10)
+}
+
+fn object(gvr: &Gvr, i: usize, version: usize, n: usize) -> StoredObject {
     let body = json!({
         "apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": format!("cm-{i:07}"), "namespace": format!("ns-{}", i % NAMESPACES),
+        "metadata": {"name": format!("cm-{i:07}"), "namespace": format!("ns-{}", i % namespaces(n)),
             "uid": format!("{:08x}-0000-4000-8000-{:012x}", i, i * 7919), "resourceVersion": format!("{}", 1000 + version),
             "creationTimestamp": "2026-11-20T10:00:00Z",
             "labels": {"app": format!("app-{}", i % 50), "tier": "backend"}},
@@ -52,7 +60,7 @@ async fn round(
     for first in (0..n).step_by(BATCH) {
         let batch: Vec<Change> = (first..(first + BATCH).min(n))
             .map(|i| {
-                let o = object(gvr, i, version);
+                let o = object(gvr, i, version, n);
                 if compressed {
                     o.object.compressed();
                 }
@@ -72,7 +80,7 @@ async fn watch(store: &Store, gvr: &Gvr, n: usize, batches: usize, version: usiz
     for b in 0..batches {
         let batch: Vec<Change> = (0..10)
             .map(|k| {
-                let o = object(gvr, (b * 10 + k) % n, version);
+                let o = object(gvr, (b * 10 + k) % n, version, n);
                 o.object.compressed();
                 Change::Upsert(o)
             })
@@ -82,6 +90,25 @@ async fn watch(store: &Store, gvr: &Gvr, n: usize, batches: usize, version: usiz
         busy += started.elapsed();
     }
     Ok((batches * 10) as f64 / busy.as_secs_f64())
+}
+
+/// Modifications after the recent time of `state_at`.
+const RECENT: usize = 1000;
+
+/// [`RECENT`] modifications spread over every namespace, in watch batches of 10.
+async fn recent(store: &Store, gvr: &Gvr, n: usize, version: usize) -> anyhow::Result<()> {
+    let stride = n / RECENT + 1;
+    for b in 0..RECENT / 10 {
+        let batch: Vec<Change> = (0..10)
+            .map(|k| {
+                let o = object(gvr, ((b * 10 + k) * stride) % n, version, n);
+                o.object.compressed();
+                Change::Upsert(o)
+            })
+            .collect();
+        store.apply(&[Batch::new(CLUSTER, &batch, Expect::Any)]).await?;
+    }
+    Ok(())
 }
 
 fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
@@ -124,12 +151,16 @@ async fn main() -> anyhow::Result<()> {
         version += 1;
     }
     on.optimize().await?;
+    let before_recent = on.newest_revision_ms(CLUSTER).await?.unwrap_or(0);
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    let recent_ms = mc_server::store::now_ms();
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    recent(&on, &gvr, n, version).await?;
     let stats = on.history_stats().await?;
     let revisions: u64 = stats.iter().map(|s| s.revisions).sum();
     let bytes: u64 = stats.iter().map(|s| s.bytes).sum();
     let oldest = stats.iter().filter_map(|s| s.oldest_ms).min().unwrap_or(0);
-    let newest = on.newest_revision_ms(CLUSTER).await?.unwrap_or(oldest);
-    let mid_ms = oldest + (newest - oldest) / 2;
+    let mid_ms = oldest + (before_recent - oldest) / 2;
 
     // Reads.
     let mut one = Vec::new();
@@ -138,7 +169,7 @@ async fn main() -> anyhow::Result<()> {
         let q = Query {
             gvr: Some(gvr.clone()),
             cluster: Some(CLUSTER.into()),
-            namespace: Some(format!("ns-{}", i % NAMESPACES)),
+            namespace: Some(format!("ns-{}", i % namespaces(n))),
             name: Some(format!("cm-{i:07}")),
             ..Query::default()
         };
@@ -148,17 +179,20 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(h.len() >= 2, "object {i} has {} revisions", h.len());
     }
     let mut state = Vec::new();
+    let mut state_recent = Vec::new();
     let mut state_objects = 0;
     for k in 0..20 {
         let q = Query {
             gvr: Some(gvr.clone()),
             cluster: Some(CLUSTER.into()),
-            namespace: Some(format!("ns-{}", k % NAMESPACES)),
+            namespace: Some(format!("ns-{}", k % namespaces(n))),
             ..Query::default()
         };
-        let started = Instant::now();
-        state_objects = on.state_at(&q, mid_ms).await?.len();
-        state.push(started.elapsed().as_secs_f64() * 1000.0);
+        for (at, times) in [(mid_ms, &mut state), (recent_ms, &mut state_recent)] {
+            let started = Instant::now();
+            state_objects = on.state_at(&q, at).await?.len();
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
     }
 
     // Prune every superseded revision.
@@ -170,6 +204,7 @@ async fn main() -> anyhow::Result<()> {
 
     let (one_p50, one_p99) = percentiles(one);
     let (state_p50, state_p99) = percentiles(state);
+    let (recent_p50, recent_p99) = percentiles(state_recent);
     let round1 = |x: f64| (x * 10.0).round() / 10.0;
     println!(
         "{}",
@@ -189,6 +224,7 @@ async fn main() -> anyhow::Result<()> {
             "bytes_per_revision": round1(bytes as f64 / revisions.max(1) as f64),
             "one_object_history_ms_p50": one_p50, "one_object_history_ms_p99": one_p99,
             "state_at_objects": state_objects, "state_at_ms_p50": state_p50, "state_at_ms_p99": state_p99,
+            "state_at_recent_ms_p50": recent_p50, "state_at_recent_ms_p99": recent_p99, "state_at_recent_changed": RECENT,
             "pruned_revisions": pruned.revisions, "prune_steps": pruned.steps, "prune_seconds": round1(prune_seconds),
             "prune_step_ms_mean": (prune_seconds * 1000.0 / pruned.steps.max(1) as f64 * 10.0).round() / 10.0,
             "prune_longest_write_ms": round1(pruned.longest_write_ms),

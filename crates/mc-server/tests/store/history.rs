@@ -228,6 +228,95 @@ pub async fn history_state_at_a_time_is_each_objects_revision_then(ctx: Ctx) {
     assert!(s.state_at(&Query::default(), deleted).await.is_err(), "a type is needed");
 }
 
+/// `state_at` rewinds from the current rows: objects created, modified, deleted, or deleted
+/// and re-created with a new uid after the time are as they were then, the same whether what
+/// changed is read from the time index or from a scan of the object index; before the horizon
+/// pruning made, only what the kept revisions show.
+pub async fn history_state_at_rewinds_from_the_current_rows(ctx: Ctx) {
+    let s = recording(&ctx);
+    let [quiet, edited, gone, again] = ["quiet", "edited", "gone", "again"].map(|n| {
+        let mut o = object(&pods(), Some("ns"), n, &format!("{n}-1"), &[]);
+        o.created = true;
+        o
+    });
+    let batch = [&quiet, &edited, &gone, &again].map(|o| mc_server::store::Change::Upsert(o.clone()));
+    s.apply_batch("c1", batch.to_vec()).await.unwrap();
+    tick().await;
+    let t1 = mc_server::store::now_ms();
+    tick().await;
+    let mut edited2 = changed(edited.clone(), "2");
+    edit(&mut edited2, |v| v["status"]["phase"] = json!("Failed"));
+    s.apply_batch("c1", vec![mc_server::store::Change::Upsert(edited2)]).await.unwrap();
+    s.apply_batch("c1", vec![delete(&pods(), Some("ns"), "gone", "gone-1")]).await.unwrap();
+    s.apply_batch("c1", vec![delete(&pods(), Some("ns"), "again", "again-1")]).await.unwrap();
+    s.apply_batch("c1", vec![upsert(&pods(), Some("ns"), "late", "late-1", &[])]).await.unwrap();
+    tick().await;
+    let t2 = mc_server::store::now_ms();
+    tick().await;
+    let mut again2 = object(&pods(), Some("ns"), "again", "again-2", &[]);
+    edit(&mut again2, |v| v["status"]["phase"] = json!("Pending"));
+    s.apply_batch("c1", vec![mc_server::store::Change::Upsert(again2)]).await.unwrap();
+    tick().await;
+    let t3 = mc_server::store::now_ms();
+    let state = |at: i64, walk: usize| {
+        let s = s.clone();
+        async move {
+            s.state_at_walking(&of(&pods()), at, walk)
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| format!("{}/{}:{}", r.name, r.uid, phase(r)))
+                .collect::<Vec<_>>()
+        }
+    };
+    let expected: [(i64, &[&str]); 3] = [
+        (
+            t1,
+            &[
+                "again/again-1:Running",
+                "edited/edited-1:Running",
+                "gone/gone-1:Running",
+                "quiet/quiet-1:Running",
+            ],
+        ),
+        (t2, &["edited/edited-1:Failed", "late/late-1:Running", "quiet/quiet-1:Running"]),
+        (
+            t3,
+            &[
+                "again/again-2:Pending",
+                "edited/edited-1:Failed",
+                "late/late-1:Running",
+                "quiet/quiet-1:Running",
+            ],
+        ),
+    ];
+    for (at, names) in expected {
+        for walk in [usize::MAX, 0] {
+            assert_eq!(state(at, walk).await, names, "at {at}, walk {walk}");
+        }
+    }
+    // The rows in the answer carry their revisions: the current row stands in for the newest.
+    let now = s.state_at(&of(&pods()), t3).await.unwrap();
+    let history = s.history(&of(&pods()), false, 100).await.unwrap();
+    for r in &now {
+        let newest = history.iter().rfind(|h| h.name == r.name).unwrap();
+        assert_eq!((r.id, r.at_ms, r.change), (newest.id, newest.at_ms, newest.change), "{}", r.name);
+    }
+    // Before the horizon: pruning took the revisions of the objects deleted before t2 (`gone`,
+    // the first `again`) and the first of `edited` (superseded before t2).
+    let rules = PruneRules { max_age_ms: mc_server::store::now_ms() - t2 + 1, ..PruneRules::default() };
+    s.prune_history(&rules, None).await.unwrap();
+    assert!(s.history_stats().await.unwrap()[0].complete_since_ms > Some(t1), "t1 is before the horizon");
+    for walk in [usize::MAX, 0] {
+        assert_eq!(
+            state(t1, walk).await,
+            ["quiet/quiet-1:Running"],
+            "walk {walk}: what the kept revisions show"
+        );
+        assert_eq!(state(t3, walk).await, expected[2].1, "walk {walk}: inside the window, unchanged");
+    }
+}
+
 pub async fn history_keeps_an_expired_events_last_state(ctx: Ctx) {
     let s = recording(&ctx);
     let events = Gvr::new("", "v1", "events");

@@ -75,6 +75,7 @@ conformance!(
     history_keeps_every_change_of_an_object_in_order,
     history_of_a_relist_tells_the_gap,
     history_state_at_a_time_is_each_objects_revision_then,
+    history_state_at_rewinds_from_the_current_rows,
     history_keeps_an_expired_events_last_state,
     history_pruned_by_age_keeps_what_the_window_needs,
     history_pruned_by_bytes_goes_oldest_first,

@@ -8,7 +8,8 @@
 //! made history incomplete.
 //!
 //! - [`record`]: what the writer's transactions add ([`Store::record_history`] switches it on).
-//! - [`read`]: one object's history, deletions, a type's state at a time, Events, stats.
+//! - [`read`]: one object's history, deletions, Events, stats.
+//! - [`rewind`]: a type's state at a time, from the current rows and what changed since.
 //! - [`prune`]: retention in small steps.
 //!
 //! How a change was seen: a watch event ([`Seen::Watch`]); found by a list after a gap
@@ -20,6 +21,7 @@ mod encoding;
 mod prune;
 mod read;
 mod record;
+mod rewind;
 
 use std::sync::Arc;
 

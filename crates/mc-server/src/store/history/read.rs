@@ -1,8 +1,7 @@
-//! Reading the history: one object's revisions, chosen revisions, deletions, a type's state at
-//! a time, Events, and per-cluster stats. Every read of a type runs per cluster, so that each
-//! statement scans a range of the object index (`cluster, group, version, resource, namespace,
-//! name, id`, covering `at` and `change`); a type's state at a time reads ids first and objects
-//! only for the winners, a chunk of ids at a time.
+//! Reading the history: one object's revisions, chosen revisions, deletions, Events, and
+//! per-cluster stats (a type's state at a time is [`super::rewind`]). Every read of a type runs
+//! per cluster, so that each statement scans a range of the object index (`cluster, group,
+//! version, resource, namespace, name, id`, covering `at` and `change`).
 
 use mc_types::Gvr;
 
@@ -92,9 +91,9 @@ pub struct HistoryStats {
 }
 
 /// The columns of a revision, `object` last.
-const COLUMNS: &str = "id, cluster, \"group\", version, resource, namespace, name, uid, resource_version, at, \
+pub(super) const COLUMNS: &str = "id, cluster, \"group\", version, resource, namespace, name, uid, resource_version, at, \
      \"change\", seen, gap_from, bytes, encoding";
-const COLS: [Col; 15] = [
+pub(super) const COLS: [Col; 15] = [
     Col::Int,
     Col::Text,
     Col::Text,
@@ -121,7 +120,7 @@ const COLS_WITH_OBJECT: [Col; 16] = {
     cols
 };
 
-fn select(d: super::super::dialect::Dialect, objects: bool) -> Builder {
+pub(super) fn select(d: super::super::dialect::Dialect, objects: bool) -> Builder {
     let mut b = Builder::new(d, "SELECT ");
     b.push(COLUMNS).push(if objects { ", object FROM revisions WHERE " } else { " FROM revisions WHERE " });
     b
@@ -131,7 +130,7 @@ fn cols(objects: bool) -> &'static [Col] {
     if objects { &COLS_WITH_OBJECT } else { &COLS }
 }
 
-fn revision(mut r: Row, objects: bool) -> Result<Revision> {
+pub(super) fn revision(mut r: Row, objects: bool) -> Result<Revision> {
     let id = r.int(0);
     let seen = r.int(11);
     let encoding = r.int(14);
@@ -160,7 +159,7 @@ fn revision(mut r: Row, objects: bool) -> Result<Revision> {
 /// The clusters a query of the history reads, each with the namespaces it may read there
 /// (`None`: every one): q's cluster, else every cluster with history; only where `q.allowed`
 /// admits.
-async fn clusters(tx: &mut Tx, q: &Query) -> Result<Vec<(String, Option<Vec<String>>)>> {
+pub(super) async fn clusters(tx: &mut Tx, q: &Query) -> Result<Vec<(String, Option<Vec<String>>)>> {
     let names = match &q.cluster {
         Some(c) => vec![c.clone()],
         None => {
@@ -192,7 +191,14 @@ async fn clusters(tx: &mut Tx, q: &Query) -> Result<Vec<(String, Option<Vec<Stri
 }
 
 /// `cluster = ? AND` the type `AND` q's namespace and name, and the namespaces allowed.
-fn push_scope(b: &mut Builder, gvr: &Gvr, cluster: &str, namespaces: Option<&[String]>, q: &Query, t: &str) {
+pub(super) fn push_scope(
+    b: &mut Builder,
+    gvr: &Gvr,
+    cluster: &str,
+    namespaces: Option<&[String]>,
+    q: &Query,
+    t: &str,
+) {
     b.push(t).push("cluster = ").bind(cluster).push(" AND ").push_gvr(t, gvr);
     if let Some(namespace) = &q.namespace {
         b.push(" AND ").push(t).push("namespace = ").bind(namespace.as_str());
@@ -205,7 +211,7 @@ fn push_scope(b: &mut Builder, gvr: &Gvr, cluster: &str, namespaces: Option<&[St
     }
 }
 
-fn needs_type(q: &Query) -> Result<&Gvr> {
+pub(super) fn needs_type(q: &Query) -> Result<&Gvr> {
     q.gvr.as_ref().ok_or_else(|| Error::BadHistoryQuery("a resource type is needed".into()))
 }
 
@@ -214,7 +220,7 @@ fn needs_type(q: &Query) -> Result<&Gvr> {
 const DECODE_CHUNK: usize = 1000;
 
 /// The revisions with these ids, with their objects, in id order.
-async fn by_ids(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Revision>> {
+pub(super) async fn by_ids(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Revision>> {
     let mut rows = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(sql::CHUNK) {
         let mut b = select(tx.dialect, true);
@@ -301,37 +307,6 @@ impl Store {
         }
         tx.commit().await?;
         found.sort_by_key(|r| (r.at_ms, r.id));
-        Ok(found)
-    }
-
-    /// The objects of q's type as they stood at `at_ms`: per object its newest revision at or
-    /// before it, unless that is a deletion; in the stable order (cluster, namespace, name);
-    /// with objects. The winners are found from the object index alone (it covers `at` and
-    /// `change`), then their objects are read by id, a chunk at a time.
-    pub async fn state_at(&self, q: &Query, at_ms: i64) -> Result<Vec<Revision>> {
-        let gvr = needs_type(q)?;
-        let mut tx = self.begin(false).await?;
-        let mut found = Vec::new();
-        for (cluster, namespaces) in clusters(&mut tx, q).await? {
-            // Per object, its newest revision at or before the time and what that revision
-            // is, in one value (`id * 4 + change`: ids are unique, so the largest is the newest
-            // revision's), read from the object index alone, with no lookup of a row.
-            let mut b = Builder::new(tx.dialect, "SELECT MAX(id * 4 + \"change\") FROM revisions WHERE ");
-            push_scope(&mut b, gvr, &cluster, namespaces.as_deref(), q, "");
-            b.push(" AND at <= ").bind(at_ms).push(" GROUP BY namespace, name");
-            let ids: Vec<i64> = tx
-                .fetch(b.finish(), &[Col::Int])
-                .await?
-                .iter()
-                .map(|r| r.int(0))
-                .filter(|winner| winner % 4 != DELETED)
-                .map(|winner| winner / 4)
-                .collect();
-            let mut revisions = by_ids(&mut tx, &ids).await?;
-            revisions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-            found.extend(revisions);
-        }
-        tx.commit().await?;
         Ok(found)
     }
 
