@@ -226,6 +226,49 @@ pub struct ServerConfig {
     /// What `/metrics` exports besides its fixed series.
     #[serde(default)]
     pub metrics: MetricsSection,
+    /// How `count` answers.
+    #[serde(default)]
+    pub count: CountSection,
+}
+
+/// How `count` answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountSection {
+    /// One field per type whose value is kept with each object, in an index, so that a count
+    /// by it (`count pods --by cluster,status.phase`) reads the index instead of every object:
+    /// type (`plural` for the core group, `plural.group` otherwise) → field path (`status.phase`,
+    /// `spec.nodeName`, `metadata.labels["app"]`). `{pods: status.phase}` by default; `{}`
+    /// keeps none.
+    #[serde(default = "default_indexed_fields")]
+    pub indexed_fields: BTreeMap<String, String>,
+}
+
+impl Default for CountSection {
+    fn default() -> Self {
+        Self { indexed_fields: default_indexed_fields() }
+    }
+}
+
+fn default_indexed_fields() -> BTreeMap<String, String> {
+    BTreeMap::from([("pods".to_string(), "status.phase".to_string())])
+}
+
+impl CountSection {
+    /// What is wrong with the section, if anything.
+    pub fn problem(&self) -> Option<String> {
+        for (name, path) in &self.indexed_fields {
+            if !is_type_name(name) {
+                return Some(format!(
+                    "count.indexedFields: {name:?} is not a type name; write `plural` or `plural.group` (e.g. deployments.apps)"
+                ));
+            }
+            if let Err(e) = crate::count::FieldPath::parse(path) {
+                return Some(format!("count.indexedFields.{name}: {e}"));
+            }
+        }
+        None
+    }
 }
 
 /// What `/metrics` exports besides its fixed series.
@@ -966,7 +1009,7 @@ impl ServerConfig {
     /// with `roles` authorization, an `authentication.oidc` issuer over https.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
-        if let Some(problem) = self.history.problem() {
+        if let Some(problem) = self.history.problem().or_else(|| self.count.problem()) {
             return Err(invalid(problem));
         }
         if self.clusters.is_empty() {

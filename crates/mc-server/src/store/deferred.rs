@@ -24,7 +24,8 @@ use super::statement::{Builder, Col};
 use super::{Error, Result, Store};
 
 /// The indexes an empty store builds after its first sync rather than during it.
-const DEFERRABLE: [&str; 3] = ["ix_resources_namespace", "ix_resource_labels_kv", "ix_resources_owner"];
+const DEFERRABLE: [&str; 4] =
+    ["ix_resources_namespace", "ix_resource_labels_kv", "ix_resources_owner", "ix_resources_count"];
 
 /// What `/readyz` says while the deferred indexes are not built yet.
 const PENDING: &str = "building the store's indexes after the first sync";
