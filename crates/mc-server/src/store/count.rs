@@ -195,6 +195,15 @@ impl Store {
         Ok(counts.finish())
     }
 
+    /// Whether a count of `gvr` by `path` reads the field kept for counts (every row of the type
+    /// keeps that path; see [`super::count_index`]) rather than every object.
+    pub async fn counts_read_kept_field(&self, gvr: &mc_types::Gvr, path: &FieldPath) -> Result<bool> {
+        let mut tx = self.begin(false).await?;
+        let kept = kept_by_every_row(&mut tx, gvr, &path.to_string()).await?;
+        tx.commit().await?;
+        Ok(kept)
+    }
+
     /// How many objects of `q` (as [`Store::count_by`]) have each combination of the values
     /// `keys` computes from an object and its cluster: every object is read, [`SCAN_PAGE`] at a
     /// time, each page in a transaction of its own.

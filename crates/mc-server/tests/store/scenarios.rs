@@ -10,7 +10,10 @@ use mc_types::Gvr;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
-pub use crate::count::{counts_group_by_cluster_namespace_and_fields, counts_keep_the_filters_of_the_query};
+pub use crate::count::{
+    counts_by_a_kept_field_are_the_objects_counts, counts_group_by_cluster_namespace_and_fields,
+    counts_keep_the_filters_of_the_query,
+};
 use crate::harness::{ApplyOne, Ctx, Kind};
 pub use crate::history::*;
 
