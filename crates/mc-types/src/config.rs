@@ -1503,6 +1503,32 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
     }
 
     #[test]
+    fn count_indexed_fields_default_to_pods_phase_and_are_checked() {
+        let config = load_str("clusters: [{metadata: {clusterName: a}}]\n").unwrap();
+        assert_eq!(config.count.indexed_fields, BTreeMap::from([("pods".into(), "status.phase".into())]));
+        let text = "clusters: [{metadata: {clusterName: a}}]\ncount: {indexedFields: {}}\n";
+        assert!(load_str(text).unwrap().count.indexed_fields.is_empty());
+        let text = "clusters: [{metadata: {clusterName: a}}]\ncount:\n  indexedFields: {deployments.apps: 'metadata.labels[\"app\"]'}\n";
+        assert_eq!(
+            load_str(text).unwrap().count.indexed_fields["deployments.apps"],
+            "metadata.labels[\"app\"]"
+        );
+        for (section, want) in [
+            (
+                "{indexedFields: {apps/v1/deployments: status.phase}}",
+                "count.indexedFields: \"apps/v1/deployments\" is not a type name",
+            ),
+            ("{indexedFields: {pods: status..phase}}", "count.indexedFields.pods:"),
+            ("{indexedFields: {pods: \"\"}}", "count.indexedFields.pods:"),
+        ] {
+            let text = format!("clusters: [{{metadata: {{clusterName: a}}}}]\ncount: {section}\n");
+            let line = error_line(&text);
+            assert!(line.contains(want), "{section}: {line}");
+            assert!(!line.contains('\n'), "{line}");
+        }
+    }
+
+    #[test]
     fn bad_history_settings_are_one_line_errors() {
         for (section, want) in [
             ("{maxAge: 7 days}", "history.maxAge: \"7 days\" is not a duration"),

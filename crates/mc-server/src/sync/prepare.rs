@@ -272,6 +272,31 @@ mod tests {
     }
 
     #[test]
+    fn the_field_kept_for_counts_is_read_as_the_store_reads_it() {
+        let fields = std::collections::BTreeMap::from([
+            ("pods".to_string(), "status.phase".to_string()),
+            ("configmaps".to_string(), "metadata.labels[\"app\"]".to_string()),
+            ("secrets".to_string(), "type".to_string()),
+        ]);
+        let indexed = Arc::new(IndexedFields::new(&fields).unwrap());
+        let p = Prepare { redact_secrets: true, compress: false, indexed: indexed.clone() };
+        let pod = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"},"spec":{},"status":{"phase":"Running","podIP":"1.2.3.4"}}"#;
+        let pods = Gvr::new("", "v1", "pods");
+        let row = p.stored(&pods, "Pod", serde_json::from_str(pod).unwrap()).unwrap();
+        let kept = row.indexed.clone().unwrap();
+        assert_eq!((&*kept.path, kept.value.as_deref()), ("status.phase", Some("\"Running\"")));
+        assert_eq!(indexed.value_of(&pods, &row.object.value()), Some(kept), "as from the stored JSON");
+        let cm = r#"{"metadata":{"name":"c","uid":"u","namespace":"ns","labels":{"app":"web"}}}"#;
+        let row = p.stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", serde_json::from_str(cm).unwrap());
+        assert_eq!(row.unwrap().indexed.unwrap().value.as_deref(), Some("\"web\""));
+        let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
+        assert_eq!(row.indexed, None, "a redacted type keeps no field");
+        let nothing = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"}}"#;
+        let row = p.stored(&pods, "Pod", serde_json::from_str(nothing).unwrap()).unwrap();
+        assert_eq!(row.indexed.unwrap().value, None);
+    }
+
+    #[test]
     fn redaction_can_be_turned_off() {
         let p = Prepare { redact_secrets: false, compress: false, indexed: Default::default() };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
