@@ -86,7 +86,7 @@ async fn main() -> anyhow::Result<()> {
                 .map(|o| {
                     let status = serde_json::value::to_raw_value(&o.object.value()["status"])
                         .map(|raw| vec![("status".to_string(), raw)]);
-                    let value = status.ok().and_then(|f| fields.value_in_fields(&gvr, &f));
+                    let value = status.ok().and_then(|f| fields.value_in_fields(&gvr, &f)).map(Box::new);
                     Change::Upsert(StoredObject { indexed: value, ..o.clone() })
                 })
                 .collect();
@@ -192,7 +192,9 @@ impl Raw {
 
     async fn add_expression(&self, backend: Backend) -> anyhow::Result<()> {
         match (self, backend) {
-            (Raw::Sqlite(p), Backend::Sqlite) => drop(sqlx::query(SQLITE_EXPRESSION).execute(p).await?),
+            (Raw::Sqlite(p), Backend::Sqlite) => {
+                sqlx::query(SQLITE_EXPRESSION).execute(p).await?;
+            }
             (Raw::Postgres(p), Backend::Postgres) => {
                 for sql in POSTGRES_EXPRESSION {
                     sqlx::query(sql).execute(p).await?;
@@ -205,8 +207,12 @@ impl Raw {
 
     async fn analyze(&self, _: Backend) -> anyhow::Result<()> {
         match self {
-            Raw::Sqlite(p) => drop(sqlx::query("ANALYZE").execute(p).await?),
-            Raw::Postgres(p) => drop(sqlx::query("ANALYZE resources").execute(p).await?),
+            Raw::Sqlite(p) => {
+                sqlx::query("ANALYZE").execute(p).await?;
+            }
+            Raw::Postgres(p) => {
+                sqlx::query("ANALYZE resources").execute(p).await?;
+            }
         }
         Ok(())
     }

@@ -42,7 +42,7 @@ pub struct StoredObject {
     pub created: bool,
     /// The field its type keeps for counts, extracted where the object was parsed (see
     /// [`IndexedFields`]); `None`: the type keeps none.
-    pub indexed: Option<IndexedValue>,
+    pub indexed: Option<Box<IndexedValue>>,
 }
 
 impl StoredObject {
@@ -94,7 +94,7 @@ impl StoredObject {
 
     /// The same object with the field its type keeps for counts (read from the object's JSON).
     pub fn indexed_by(mut self, fields: &IndexedFields) -> Self {
-        self.indexed = fields.value_of(&self.gvr, &self.object.value());
+        self.indexed = fields.value_of(&self.gvr, &self.object.value()).map(Box::new);
         self
     }
 

@@ -64,9 +64,9 @@ impl Prepare {
             _ if secret || mcr => None,
             Some(path) if path.segments().first() == Some(&Segment::Key("metadata".into())) => {
                 let object = serde_json::json!({ "metadata": &meta });
-                self.indexed.value_of(gvr, &object)
+                self.indexed.value_of(gvr, &object).map(Box::new)
             }
-            Some(_) => self.indexed.value_in_fields(gvr, &fields),
+            Some(_) => self.indexed.value_in_fields(gvr, &fields).map(Box::new),
         };
         let owner_uid = meta.owner_references.as_ref().and_then(|refs| {
             let controller = refs.iter().find(|r| r.controller == Some(true));
@@ -285,7 +285,7 @@ mod tests {
         let row = p.stored(&pods, "Pod", serde_json::from_str(pod).unwrap()).unwrap();
         let kept = row.indexed.clone().unwrap();
         assert_eq!((&*kept.path, kept.value.as_deref()), ("status.phase", Some("\"Running\"")));
-        assert_eq!(indexed.value_of(&pods, &row.object.value()), Some(kept), "as from the stored JSON");
+        assert_eq!(indexed.value_of(&pods, &row.object.value()), Some(*kept), "as from the stored JSON");
         let cm = r#"{"metadata":{"name":"c","uid":"u","namespace":"ns","labels":{"app":"web"}}}"#;
         let row = p.stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", serde_json::from_str(cm).unwrap());
         assert_eq!(row.unwrap().indexed.unwrap().value.as_deref(), Some("\"web\""));
