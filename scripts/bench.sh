@@ -585,7 +585,7 @@ case $MODE in
   join) inputs+=(configmaps="$N" backends=sqlite) ;;
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
-  count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" stores=indexed,plain,expression) ;;
+  count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" "stores=indexed,plain,expression") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
