@@ -1,15 +1,27 @@
 //! Benchmark helper: counts in the store alone, without clusters (`scripts/bench.sh count`).
-//! Writes N Pod-like objects of ~1.3 KB (3 clusters, 1,000 namespaces, 90 % Running, 5 %
-//! Pending, 3 % Succeeded, 2 % Failed) through the store API in batches of 2,000, as the sync
-//! writer does; then times what `kubectl multicluster count pods --by cluster,status.phase`
-//! asks of the store (a field read from every object, grouped in SQL), and `--by
-//! cluster,namespace` (columns only), over several runs. Prints one JSON line of figures.
 //!
-//! `cargo run --release -p mc-server --example count_bench -- STORAGE_URL [N in all] [--queries-only]`
+//! Writes N Pod-like objects of ~1.3 KB (3 clusters, 1,000 namespaces, 90 % Running, 5 %
+//! Pending, 3 % Succeeded, 2 % Failed) through the store API in batches of 2,000, as a first
+//! sync does (indexes deferred, built at the end), into three stores at once, a batch to each
+//! in turn so that they share the machine's load:
+//!
+//! - `indexed`: `status.phase` kept beside each object (`count.indexedFields`, the default);
+//! - `plain`: no field kept, as before;
+//! - `expression`: no field kept, and the database computes the phase instead: SQLite an
+//!   expression index, PostgreSQL a stored generated column and an index on it, made before
+//!   the writes (so every write pays for them) with the same key as the kept field's index.
+//!
+//! Then it times what `kubectl multicluster count pods --by cluster,status.phase` asks of each
+//! (the indexed store answers from its index, the plain one reads every object, the expression
+//! one is asked by the expression's own text), and `--by cluster,namespace`, in turn. Prints
+//! one JSON line of figures.
+//!
+//! `cargo run --release -p mc-server --example count_bench -- INDEXED_URL PLAIN_URL EXPRESSION_URL [N in all]`
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use mc_server::store::{Batch, Change, Expect, GroupKey, Query, Store, StoredObject};
+use mc_server::store::{Backend, Batch, Change, Expect, GroupKey, IndexedFields, Query, Store, StoredObject};
 use mc_types::Gvr;
 use mc_types::count::FieldPath;
 use serde_json::json;
@@ -17,72 +29,200 @@ use serde_json::json;
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
-const RUNS: usize = 5;
+/// Timed runs of the fast counts, and of the counts that read every object.
+const RUNS: usize = 20;
+const SLOW_RUNS: usize = 3;
+
+/// The expression store's statements, by backend: what it adds before the writes, and its count.
+const SQLITE_EXPRESSION: &str = "CREATE INDEX ix_phase ON resources (\"group\", version, resource, \
+     cluster, (object ->> '$.status.phase'), namespace)";
+const SQLITE_EXPRESSION_COUNT: &str = "SELECT cluster, object ->> '$.status.phase', COUNT(*) FROM resources \
+     WHERE \"group\" = '' AND version = 'v1' AND resource = 'pods' GROUP BY cluster, object ->> '$.status.phase'";
+const POSTGRES_EXPRESSION: [&str; 2] = [
+    "ALTER TABLE resources ADD COLUMN phase TEXT GENERATED ALWAYS AS \
+     (CASE WHEN \"group\" = '' AND resource = 'pods' THEN CAST(object AS json) #>> '{status,phase}' END) STORED",
+    "CREATE INDEX ix_phase ON resources (\"group\", version, resource, cluster, phase, namespace)",
+];
+const POSTGRES_EXPRESSION_COUNT: &str = "SELECT cluster, phase, COUNT(*) FROM resources \
+     WHERE \"group\" = '' AND version = 'v1' AND resource = 'pods' GROUP BY cluster, phase";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let [_, url, rest @ ..] = args.as_slice() else {
-        anyhow::bail!("usage: count_bench STORAGE_URL [N in all] [--queries-only]");
+    let [_, indexed_url, plain_url, expression_url, rest @ ..] = args.as_slice() else {
+        anyhow::bail!("usage: count_bench INDEXED_URL PLAIN_URL EXPRESSION_URL [N in all]");
     };
-    let n: usize =
-        rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
-    let write = !rest.iter().any(|a| a == "--queries-only");
-    let store = Store::connect(url).await?;
+    let n: usize = rest.first().map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let stores = [
+        Store::connect(indexed_url).await?,
+        Store::connect(plain_url).await?,
+        Store::connect(expression_url).await?,
+    ];
+    let backend = stores[0].backend();
+    let expression = Raw::connect(expression_url).await?;
+    expression.add_expression(backend).await?;
     let gvr = Gvr::new("", "v1", "pods");
+    let fields = IndexedFields::new(&BTreeMap::from([("pods".to_string(), "status.phase".to_string())]))?;
+    let phase = FieldPath::parse("status.phase")?;
 
-    let mut busy = Duration::ZERO;
+    // A first sync: the deferrable indexes dropped, the objects written, the indexes built.
+    for store in &stores {
+        store.defer_indexes().await?;
+    }
+    let mut busy = [Duration::ZERO; 3];
+    let mut extract = Duration::ZERO;
     let per_cluster = n.div_ceil(CLUSTERS.len());
     let mut written = 0usize;
-    for first in (0..per_cluster).step_by(BATCH).filter(|_| write) {
+    for first in (0..per_cluster).step_by(BATCH) {
         for (c, cluster) in CLUSTERS.iter().enumerate() {
-            let batch = (first..(first + BATCH).min(per_cluster))
-                .map(|i| StoredObject::from_json(gvr.clone(), "Pod", pod(c, i)).map(Change::Upsert))
+            let plain = (first..(first + BATCH).min(per_cluster))
+                .map(|i| StoredObject::from_json(gvr.clone(), "Pod", pod(c, i)))
                 .collect::<Result<Vec<_>, _>>()?;
-            written += batch.len();
+            written += plain.len();
+            // What the cluster's task adds: the phase read from the pod's `status` as sent.
             let started = Instant::now();
-            store.apply(&[Batch::new(cluster, &batch, Expect::NewRows)]).await?;
-            busy += started.elapsed();
+            let indexed: Vec<Change> = plain
+                .iter()
+                .map(|o| {
+                    let status = serde_json::value::to_raw_value(&o.object.value()["status"])
+                        .map(|raw| vec![("status".to_string(), raw)]);
+                    let value = status.ok().and_then(|f| fields.value_in_fields(&gvr, &f)).map(Box::new);
+                    Change::Upsert(StoredObject { indexed: value, ..o.clone() })
+                })
+                .collect();
+            extract += started.elapsed();
+            let plain: Vec<Change> = plain.into_iter().map(Change::Upsert).collect();
+            for (s, store) in stores.iter().enumerate() {
+                let batch = if s == 0 { &indexed } else { &plain };
+                let started = Instant::now();
+                store.apply(&[Batch::new(cluster, batch, Expect::NewRows)]).await?;
+                busy[s] += started.elapsed();
+            }
         }
     }
-    store.optimize().await?;
+    let mut build = [Duration::ZERO; 3];
+    for (s, store) in stores.iter().enumerate() {
+        let started = Instant::now();
+        store.build_deferred_indexes().await?;
+        store.optimize().await?;
+        build[s] = started.elapsed();
+    }
+    expression.analyze(backend).await?;
 
     let query = Query { gvr: Some(gvr.clone()), ..Query::default() };
-    let by_phase = [GroupKey::Cluster, GroupKey::Field(FieldPath::parse("status.phase")?)];
+    let by_phase = [GroupKey::Cluster, GroupKey::Field(phase)];
     let by_namespace = [GroupKey::Cluster, GroupKey::Namespace];
-    let (phase_ms, phase_groups, counted) = timed(&store, &query, &by_phase).await?;
-    let (namespace_ms, namespace_groups, _) = timed(&store, &query, &by_namespace).await?;
-    let at = |v: &[f64], q: f64| round(v[((v.len() - 1) as f64 * q).round() as usize], 1);
+    // Warm: one untimed run of each.
+    let (groups, counted) = stores[0]
+        .count_by(&query, &by_phase)
+        .await
+        .map(|c| (c.len(), c.iter().map(|c| c.count).sum::<u64>()))?;
+    let plain_counts = stores[1].count_by(&query, &by_phase).await?;
+    anyhow::ensure!(
+        stores[0].count_by(&query, &by_phase).await? == plain_counts,
+        "the indexed and the plain store count differently"
+    );
+    expression.count(backend).await?;
+    let mut times: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for run in 0..RUNS {
+        let t = |started: Instant| started.elapsed().as_secs_f64() * 1000.0;
+        let started = Instant::now();
+        stores[0].count_by(&query, &by_phase).await?;
+        times.entry("indexed").or_default().push(t(started));
+        let started = Instant::now();
+        expression.count(backend).await?;
+        times.entry("expression").or_default().push(t(started));
+        let started = Instant::now();
+        stores[0].count_by(&query, &by_namespace).await?;
+        times.entry("namespace").or_default().push(t(started));
+        if run < SLOW_RUNS {
+            let started = Instant::now();
+            stores[1].count_by(&query, &by_phase).await?;
+            times.entry("plain").or_default().push(t(started));
+        }
+    }
+    for v in times.values_mut() {
+        v.sort_by(f64::total_cmp);
+    }
+    let at = |k: &str, q: f64| {
+        let v = &times[k];
+        round(v[((v.len() - 1) as f64 * q).round() as usize], 1)
+    };
+    let secs = |d: Duration| round(d.as_secs_f64(), 2);
+    let rate = |s: usize| round(written as f64 / (busy[s] + build[s]).as_secs_f64(), 0);
     println!(
         "{}",
         json!({
-            "benchmark": "count", "backend": format!("{:?}", store.backend()), "objects": written.max(counted as usize),
-            "write_seconds": round(busy.as_secs_f64(), 2), "runs": RUNS,
-            "counted": counted,
-            "count_phase_groups": phase_groups,
-            "count_phase_ms_min": at(&phase_ms, 0.0), "count_phase_ms_p50": at(&phase_ms, 0.5),
-            "count_phase_ms_max": at(&phase_ms, 1.0),
-            "count_namespace_groups": namespace_groups,
-            "count_namespace_ms_p50": at(&namespace_ms, 0.5), "count_namespace_ms_max": at(&namespace_ms, 1.0),
+            "benchmark": "count", "backend": format!("{backend:?}"), "objects": written, "runs": RUNS,
+            "counted": counted, "count_phase_groups": groups,
+            "count_phase_ms_min": at("indexed", 0.0), "count_phase_ms_p50": at("indexed", 0.5),
+            "count_phase_ms_p99": at("indexed", 0.99), "count_phase_ms_max": at("indexed", 1.0),
+            "count_namespace_groups": 3000usize.min(NAMESPACES * CLUSTERS.len()),
+            "count_namespace_ms_p50": at("namespace", 0.5), "count_namespace_ms_max": at("namespace", 1.0),
+            "plain_runs": SLOW_RUNS, "plain_count_phase_ms_p50": at("plain", 0.5), "plain_count_phase_ms_max": at("plain", 1.0),
+            "expression_count_phase_ms_p50": at("expression", 0.5), "expression_count_phase_ms_p99": at("expression", 0.99),
+            "write_seconds": secs(busy[0]), "index_build_seconds": secs(build[0]),
+            "plain_write_seconds": secs(busy[1]), "plain_index_build_seconds": secs(build[1]),
+            "expression_write_seconds": secs(busy[2]), "expression_index_build_seconds": secs(build[2]),
+            "first_sync_objects_per_s": rate(0), "plain_first_sync_objects_per_s": rate(1),
+            "expression_first_sync_objects_per_s": rate(2),
+            "extract_ns_per_object": round(extract.as_secs_f64() * 1e9 / written as f64, 0),
         })
     );
-    store.close().await;
+    for store in &stores {
+        store.close().await;
+    }
     Ok(())
 }
 
-/// Sorted times of [`RUNS`] counts (one run before, not timed: the first read of a cold
-/// database), the number of groups and of objects counted.
-async fn timed(store: &Store, query: &Query, by: &[GroupKey]) -> anyhow::Result<(Vec<f64>, usize, u64)> {
-    store.count_by(query, by).await?;
-    let mut times = Vec::with_capacity(RUNS);
-    let mut last = Vec::new();
-    for _ in 0..RUNS {
-        let started = Instant::now();
-        last = store.count_by(query, by).await?;
-        times.push(started.elapsed().as_secs_f64() * 1000.0);
+/// The expression store's own connection, for the statements the store API does not make.
+enum Raw {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+impl Raw {
+    async fn connect(url: &str) -> anyhow::Result<Raw> {
+        Ok(if url.starts_with("sqlite:") {
+            Raw::Sqlite(sqlx::SqlitePool::connect(url).await?)
+        } else {
+            Raw::Postgres(sqlx::PgPool::connect(url).await?)
+        })
     }
-    times.sort_by(f64::total_cmp);
-    Ok((times, last.len(), last.iter().map(|c| c.count).sum()))
+
+    async fn add_expression(&self, backend: Backend) -> anyhow::Result<()> {
+        match (self, backend) {
+            (Raw::Sqlite(p), Backend::Sqlite) => {
+                sqlx::query(SQLITE_EXPRESSION).execute(p).await?;
+            }
+            (Raw::Postgres(p), Backend::Postgres) => {
+                for sql in POSTGRES_EXPRESSION {
+                    sqlx::query(sql).execute(p).await?;
+                }
+            }
+            _ => anyhow::bail!("the three stores must be of one backend, SQLite or PostgreSQL"),
+        }
+        Ok(())
+    }
+
+    async fn analyze(&self, _: Backend) -> anyhow::Result<()> {
+        match self {
+            Raw::Sqlite(p) => {
+                sqlx::query("ANALYZE").execute(p).await?;
+            }
+            Raw::Postgres(p) => {
+                sqlx::query("ANALYZE resources").execute(p).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn count(&self, _: Backend) -> anyhow::Result<usize> {
+        Ok(match self {
+            Raw::Sqlite(p) => sqlx::query(SQLITE_EXPRESSION_COUNT).fetch_all(p).await?.len(),
+            Raw::Postgres(p) => sqlx::query(POSTGRES_EXPRESSION_COUNT).fetch_all(p).await?.len(),
+        })
+    }
 }
 
 /// Pod `i` of cluster `c`, shaped as the API server writes one (without managedFields).

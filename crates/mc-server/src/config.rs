@@ -159,6 +159,8 @@ pub struct Settings {
     pub namespace_counts: crate::object_counts::NamespaceCounts,
     /// The links declared between types (`relations.links`), checked when the file was read.
     pub relation_links: Vec<mc_types::declared_links::DeclaredLink>,
+    /// The field each type keeps for counts (`count.indexedFields`).
+    pub indexed_fields: crate::store::IndexedFields,
 }
 
 /// The history's settings, checked (`history:` of the config file).
@@ -318,8 +320,11 @@ impl Settings {
             unpaged_max: file.sync.unpaged_list_max.map_or(defaults.unpaged_max, i64::from),
         };
         let history = HistorySettings::from_section(&file.history).map_err(invalid)?;
+        let indexed_fields = crate::store::IndexedFields::new(&file.count.indexed_fields)
+            .map_err(|e| invalid(format!("count.indexedFields: {e}")))?;
         Ok(Settings {
             relation_links: file.relations.links.clone(),
+            indexed_fields,
             history,
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,

@@ -61,6 +61,18 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             0
         }
     };
+    // Rows stored before their type's field for counts was configured get it, once, in the
+    // background: until then counts of the type read the objects (see `store::count_index`).
+    {
+        let (store, fields) = (store.clone(), settings.indexed_fields.clone());
+        tokio::spawn(async move {
+            match store.fill_count_fields(&fields).await {
+                Ok(0) => {}
+                Ok(n) => info!(rows = n, "stored objects got their field for counts"),
+                Err(e) => tracing::warn!(error = %e, "writing the field for counts of stored objects failed"),
+            }
+        });
+    }
     // On SQLite every replica owns its store and syncs every cluster. Replicas that share a
     // database split the clusters through one Lease per cluster in the master.
     let master = settings.clusters.iter().find(|c| c.is_master).cloned();
@@ -96,7 +108,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         notices,
         history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
-        prepare: Prepare { redact_secrets: settings.redact_secrets, compress: settings.history.is_some() },
+        prepare: Prepare {
+            redact_secrets: settings.redact_secrets,
+            compress: settings.history.is_some(),
+            indexed: Arc::new(settings.indexed_fields.clone()),
+        },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
         health,

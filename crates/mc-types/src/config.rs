@@ -229,6 +229,49 @@ pub struct ServerConfig {
     /// Links between types that `tree` and `describe --related` follow besides the built-in ones.
     #[serde(default)]
     pub relations: crate::declared_links::RelationsSection,
+    /// How `count` answers.
+    #[serde(default)]
+    pub count: CountSection,
+}
+
+/// How `count` answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountSection {
+    /// One field per type whose value is kept with each object, in an index, so that a count
+    /// by it (`count pods --by cluster,status.phase`) reads the index instead of every object:
+    /// type (`plural` for the core group, `plural.group` otherwise) → field path (`status.phase`,
+    /// `spec.nodeName`, `metadata.labels["app"]`). `{pods: status.phase}` by default; `{}`
+    /// keeps none.
+    #[serde(default = "default_indexed_fields")]
+    pub indexed_fields: BTreeMap<String, String>,
+}
+
+impl Default for CountSection {
+    fn default() -> Self {
+        Self { indexed_fields: default_indexed_fields() }
+    }
+}
+
+fn default_indexed_fields() -> BTreeMap<String, String> {
+    BTreeMap::from([("pods".to_string(), "status.phase".to_string())])
+}
+
+impl CountSection {
+    /// What is wrong with the section, if anything.
+    pub fn problem(&self) -> Option<String> {
+        for (name, path) in &self.indexed_fields {
+            if !is_type_name(name) {
+                return Some(format!(
+                    "count.indexedFields: {name:?} is not a type name; write `plural` or `plural.group` (e.g. deployments.apps)"
+                ));
+            }
+            if let Err(e) = crate::count::FieldPath::parse(path) {
+                return Some(format!("count.indexedFields.{name}: {e}"));
+            }
+        }
+        None
+    }
 }
 
 /// What `/metrics` exports besides its fixed series.
@@ -969,7 +1012,7 @@ impl ServerConfig {
     /// with `roles` authorization, an `authentication.oidc` issuer over https.
     pub fn validate(&self, file: &Path) -> Result<()> {
         let invalid = |problem: String| ConfigError::Invalid { file: file.to_owned(), problem };
-        if let Some(problem) = self.history.problem() {
+        if let Some(problem) = self.history.problem().or_else(|| self.count.problem()) {
             return Err(invalid(problem));
         }
         if let Some(problem) = self.relations.problem() {
@@ -1463,6 +1506,32 @@ sync: { excludeGroups: [example.com], excludeResources: [leases], redactSecrets:
         assert_eq!(h.max_bytes().unwrap(), Some(10 << 30));
         assert_eq!(h.include_types, ["deployments.apps", "pods"]);
         assert!(h.exclude_types.is_empty());
+    }
+
+    #[test]
+    fn count_indexed_fields_default_to_pods_phase_and_are_checked() {
+        let config = load_str("clusters: [{metadata: {clusterName: a}}]\n").unwrap();
+        assert_eq!(config.count.indexed_fields, BTreeMap::from([("pods".into(), "status.phase".into())]));
+        let text = "clusters: [{metadata: {clusterName: a}}]\ncount: {indexedFields: {}}\n";
+        assert!(load_str(text).unwrap().count.indexed_fields.is_empty());
+        let text = "clusters: [{metadata: {clusterName: a}}]\ncount:\n  indexedFields: {deployments.apps: 'metadata.labels[\"app\"]'}\n";
+        assert_eq!(
+            load_str(text).unwrap().count.indexed_fields["deployments.apps"],
+            "metadata.labels[\"app\"]"
+        );
+        for (section, want) in [
+            (
+                "{indexedFields: {apps/v1/deployments: status.phase}}",
+                "count.indexedFields: \"apps/v1/deployments\" is not a type name",
+            ),
+            ("{indexedFields: {pods: status..phase}}", "count.indexedFields.pods:"),
+            ("{indexedFields: {pods: \"\"}}", "count.indexedFields.pods:"),
+        ] {
+            let text = format!("clusters: [{{metadata: {{clusterName: a}}}}]\ncount: {section}\n");
+            let line = error_line(&text);
+            assert!(line.contains(want), "{section}: {line}");
+            assert!(!line.contains('\n'), "{line}");
+        }
     }
 
     #[test]

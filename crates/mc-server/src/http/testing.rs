@@ -380,7 +380,7 @@ impl TestApi {
             notices,
             history,
             ready_tx: tokio::sync::broadcast::channel(4).0,
-            prepare: Prepare { redact_secrets: false, compress: false },
+            prepare: Prepare { redact_secrets: false, compress: false, indexed: Default::default() },
             exclude_groups: Vec::new(),
             exclude_resources: Vec::new(),
             health,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use mc_types::Gvr;
 use serde_json::Value;
 
-use super::{Error, Listed, RawObject, Result};
+use super::{Error, IndexedFields, IndexedValue, Listed, RawObject, Result};
 
 /// One Kubernetes object as the store keeps it: the JSON plus the columns extracted from it.
 ///
@@ -40,6 +40,9 @@ pub struct StoredObject {
     /// list found a uid the store did not hold): a watch resumed from a resourceVersion tells
     /// it as `ADDED`, any other upsert as `MODIFIED`.
     pub created: bool,
+    /// The field its type keeps for counts, extracted where the object was parsed (see
+    /// [`IndexedFields`]); `None`: the type keeps none.
+    pub indexed: Option<Box<IndexedValue>>,
 }
 
 impl StoredObject {
@@ -85,7 +88,14 @@ impl StoredObject {
             gvr,
             object,
             created: false,
+            indexed: None,
         })
+    }
+
+    /// The same object with the field its type keeps for counts (read from the object's JSON).
+    pub fn indexed_by(mut self, fields: &IndexedFields) -> Self {
+        self.indexed = fields.value_of(&self.gvr, &self.object.value()).map(Box::new);
+        self
     }
 
     pub(crate) fn validate(&self) -> Result<()> {

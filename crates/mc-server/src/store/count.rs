@@ -7,8 +7,11 @@
 //! A field is read as JSON by each backend (SQLite `->`, MySQL/MariaDB `JSON_EXTRACT`,
 //! PostgreSQL `#>` on the text cast to `json`), its path bound as a parameter, and decoded
 //! here: a string is its text, `null` or nothing [`NONE`], any other value its JSON text.
-//! No index holds a field: a count by one reads every object of the type (see
-//! docs/adr/0025-counts-grouped-in-sql.md).
+//!
+//! A field its type keeps for counts (`count.indexedFields`, [`super::count_index`]) is read
+//! from the row's `count_value` instead, an index-only scan, when every row of the type holds
+//! that path; any other field is read from every object of the type (see
+//! docs/adr/0029-indexed-count-fields.md and docs/adr/0025-counts-grouped-in-sql.md).
 
 use std::collections::BTreeMap;
 
@@ -112,13 +115,15 @@ pub struct TypeCount {
 }
 
 /// `SELECT k0, …, COUNT(*) FROM (SELECT <key> AS k0, … FROM resources r WHERE …) t GROUP BY k0, …`:
-/// each field read once per row in the inner select, its JSON text grouped by the outer one.
+/// each field read once per row in the inner select, its JSON text grouped by the outer one;
+/// with `indexed`, the path every field key of `by` is, read from `count_value` instead.
 /// One more group than `most` tells that there are too many.
 fn count_statement(
     d: super::dialect::Dialect,
     filter: &SqlFilter<'_>,
     by: &[GroupKey],
     most: usize,
+    indexed: Option<&str>,
 ) -> statement::Stmt {
     let columns: Vec<String> = (0..by.len()).map(|i| format!("k{i}")).collect();
     let mut b = statement::Builder::new(d, "SELECT ");
@@ -130,12 +135,16 @@ fn count_statement(
         match key {
             GroupKey::Cluster => b.push("r.cluster"),
             GroupKey::Namespace => b.push("r.namespace"),
+            GroupKey::Field(_) if indexed.is_some() => b.push("r.count_value"),
             GroupKey::Field(path) => b.push_json_at("r.object", path),
         };
         b.push(" AS ").push(&columns[i]).push(", ");
     }
     b.push("1 AS one FROM resources r WHERE 1 = 1");
     sql::push_filter(&mut b, filter);
+    if let Some(path) = indexed {
+        b.push(" AND r.count_field = ").bind(path);
+    }
     b.push(") t");
     if !by.is_empty() {
         let grouped: Vec<String> = columns.iter().map(|c| format!("t.{c}")).collect();
@@ -166,9 +175,14 @@ impl Store {
                 .await;
         }
         let mut tx = self.begin(false).await?;
+        let indexed = match (&q.gvr, indexed_path(by)) {
+            (Some(gvr), Some(path)) => kept_by_every_row(&mut tx, gvr, &path).await?.then_some(path),
+            _ => None,
+        };
         let mut cols = vec![Col::OptText; by.len()];
         cols.push(Col::Int);
-        let rows = tx.fetch(count_statement(tx.dialect, &filter, by, most), &cols).await?;
+        let stmt = count_statement(tx.dialect, &filter, by, most, indexed.as_deref());
+        let rows = tx.fetch(stmt, &cols).await?;
         tx.commit().await?;
         // Values SQL told apart may be one here (a string escaped two ways in PostgreSQL's text).
         let mut counts = Counts::new(most);
@@ -179,6 +193,15 @@ impl Store {
             counts.add(values, n)?;
         }
         Ok(counts.finish())
+    }
+
+    /// Whether a count of `gvr` by `path` reads the field kept for counts (every row of the type
+    /// keeps that path; see [`super::count_index`]) rather than every object.
+    pub async fn counts_read_kept_field(&self, gvr: &mc_types::Gvr, path: &FieldPath) -> Result<bool> {
+        let mut tx = self.begin(false).await?;
+        let kept = kept_by_every_row(&mut tx, gvr, &path.to_string()).await?;
+        tx.commit().await?;
+        Ok(kept)
     }
 
     /// How many objects of `q` (as [`Store::count_by`]) have each combination of the values
@@ -212,6 +235,34 @@ impl Store {
             }
         }
     }
+}
+
+/// The path of the field keys of `by`, as `count_field` holds it, when there is at least one
+/// and they are all the same path (one field per type is kept for counts).
+fn indexed_path(by: &[GroupKey]) -> Option<String> {
+    let mut paths = by.iter().filter_map(|k| match k {
+        GroupKey::Field(path) => Some(path),
+        _ => None,
+    });
+    let first = paths.next()?;
+    paths.all(|p| p == first).then(|| first.to_string())
+}
+
+/// Whether every row of `gvr` keeps the field `path` for counts: no row has another
+/// `count_field` (two range seeks in `ix_resources_count`; MySQL/MariaDB, which have no such
+/// index, read the type's rows).
+async fn kept_by_every_row(tx: &mut super::Tx, gvr: &mc_types::Gvr, path: &str) -> Result<bool> {
+    let mut b = statement::Builder::new(tx.dialect, "SELECT ");
+    for (i, op) in [" < ", " > "].into_iter().enumerate() {
+        b.push(if i == 0 { "NOT (EXISTS (" } else { " OR EXISTS (" });
+        b.push("SELECT 1 FROM resources WHERE \"group\" = ").bind(gvr.group.as_str());
+        b.push(" AND version = ").bind(gvr.version.as_str());
+        b.push(" AND resource = ").bind(gvr.resource.as_str());
+        b.push(" AND count_field").push(op).bind(path).push(")");
+    }
+    b.push(")");
+    let rows = tx.fetch(b.finish(), &[Col::Bool]).await?;
+    Ok(rows.first().is_some_and(|r| r.bool(0)))
 }
 
 impl Store {
@@ -265,7 +316,7 @@ mod tests {
             labels: None,
             allowed: None,
         };
-        let s = count_statement(&sqlite::DIALECT, &filter, &by(), MAX_GROUPS);
+        let s = count_statement(&sqlite::DIALECT, &filter, &by(), MAX_GROUPS, None);
         assert_eq!(
             s.sql,
             "SELECT t.k0, t.k1, COUNT(*) FROM (SELECT r.cluster AS k0, r.object -> ? AS k1, 1 AS one \
@@ -276,9 +327,9 @@ mod tests {
             s.args[0],
             statement::Arg::Text("$.\"metadata\".\"labels\".\"app.kubernetes.io/name\"".into())
         );
-        let m = count_statement(&mysql::DIALECT, &filter, &by(), MAX_GROUPS);
+        let m = count_statement(&mysql::DIALECT, &filter, &by(), MAX_GROUPS, None);
         assert!(m.sql.contains("CAST(JSON_EXTRACT(r.object, ?) AS CHAR) AS k1"), "{}", m.sql);
-        let p = count_statement(&postgres::DIALECT, &filter, &by(), MAX_GROUPS);
+        let p = count_statement(&postgres::DIALECT, &filter, &by(), MAX_GROUPS, None);
         assert!(p.sql.contains("CAST(CAST(r.object AS json) #> $1::text[] AS TEXT) AS k1"), "{}", p.sql);
         assert_eq!(
             p.args[0],

@@ -1,10 +1,10 @@
 //! Secondary indexes built in one pass after an empty store's first sync.
 //!
 //! A first sync writes every object of every cluster at once, and on SQLite its single writer is
-//! the critical path of the server's start. Three of the indexes cost more kept up row by row than
+//! the critical path of the server's start. Four of the indexes cost more kept up row by row than
 //! built at the end from the finished tables: `ix_resources_namespace` (a namespace across every
-//! cluster), `ix_resource_labels_kv` (label selectors) and `ix_resources_owner` (the children of
-//! an owner, for trees of relations). On SQLite and PostgreSQL the writes
+//! cluster), `ix_resource_labels_kv` (label selectors), `ix_resources_owner` (the children of
+//! an owner, for trees of relations) and `ix_resources_count` (the field kept for counts). On SQLite and PostgreSQL the writes
 //! without them plus one build afterwards take less time and CPU than keeping them up (see
 //! docs/adr/0012-deferred-indexes.md).
 //!
@@ -24,7 +24,8 @@ use super::statement::{Builder, Col};
 use super::{Error, Result, Store};
 
 /// The indexes an empty store builds after its first sync rather than during it.
-const DEFERRABLE: [&str; 3] = ["ix_resources_namespace", "ix_resource_labels_kv", "ix_resources_owner"];
+const DEFERRABLE: [&str; 4] =
+    ["ix_resources_namespace", "ix_resource_labels_kv", "ix_resources_owner", "ix_resources_count"];
 
 /// What `/readyz` says while the deferred indexes are not built yet.
 const PENDING: &str = "building the store's indexes after the first sync";

@@ -172,7 +172,9 @@ pub(crate) fn push_resource_row(b: &mut Builder, cluster: &str, p: &Prepared<'_>
     b.push(", ").bind(p.hash.as_str());
     b.push(", ").bind(o.object.text().to_string());
     b.push(", ").bind_unix_time(o.created_at);
-    b.push(", CURRENT_TIMESTAMP, NULL)");
+    let (field, value) = p.count_columns();
+    b.push(", CURRENT_TIMESTAMP, NULL, ").bind(field);
+    b.push(", ").bind(Arg::OptText(value.map(str::to_string))).push(")");
 }
 
 /// The largest row id of `table` (0 when empty); answers one [`Col::Int`].

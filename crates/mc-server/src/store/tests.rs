@@ -1110,8 +1110,9 @@ async fn indexes_and_plan(store: &Store) -> (Vec<String>, String) {
     (names.into_iter().map(|mut r| r.text(0)).collect(), plan)
 }
 
-const EVERY_INDEX: [&str; 5] = [
+const EVERY_INDEX: [&str; 6] = [
     "ix_resource_labels_kv",
+    "ix_resources_count",
     "ix_resources_namespace",
     "ix_resources_order",
     "ix_resources_owner",
@@ -1119,11 +1120,11 @@ const EVERY_INDEX: [&str; 5] = [
 ];
 
 #[tokio::test]
-async fn an_empty_store_defers_three_indexes_and_builds_them_after_its_first_sync() {
+async fn an_empty_store_defers_four_indexes_and_builds_them_after_its_first_sync() {
     let t = temp_store().await;
     let s = &t.store;
     assert_eq!(indexes_and_plan(s).await.0, EVERY_INDEX);
-    assert_eq!(s.defer_indexes().await.unwrap(), 3);
+    assert_eq!(s.defer_indexes().await.unwrap(), 4);
     assert_eq!(indexes_and_plan(s).await.0, ["ix_resources_order", "uq_resources_key"]);
     assert!(s.pending_indexes().unwrap().contains("building the store's indexes"));
 
@@ -1142,7 +1143,7 @@ async fn an_empty_store_defers_three_indexes_and_builds_them_after_its_first_syn
     let before = list(s, q.clone()).await;
     assert_eq!(before.len(), 50);
 
-    assert_eq!(s.build_deferred_indexes().await.unwrap(), 3);
+    assert_eq!(s.build_deferred_indexes().await.unwrap(), 4);
     assert_eq!(s.pending_indexes(), None);
     let (names, plan) = indexes_and_plan(s).await;
     assert_eq!(names, EVERY_INDEX);
@@ -1158,18 +1159,18 @@ async fn an_empty_store_defers_three_indexes_and_builds_them_after_its_first_syn
 async fn indexes_a_stopped_run_deferred_are_built_by_the_next() {
     let t = temp_store().await;
     let url = format!("sqlite://{}/nested/mc.db", t.dir.display());
-    assert_eq!(t.store.defer_indexes().await.unwrap(), 3);
+    assert_eq!(t.store.defer_indexes().await.unwrap(), 4);
     t.store
         .apply_batch("c1", vec![Change::Upsert(object(&pods(), Some("ns"), "a", "u1", &[("app", "web")]))])
         .await
         .unwrap();
     t.store.close().await;
 
-    // The next start finds objects, so defers nothing more, but still owes the three indexes.
+    // The next start finds objects, so defers nothing more, but still owes the four indexes.
     let again = Store::connect(&url).await.unwrap();
-    assert_eq!(again.defer_indexes().await.unwrap(), 3);
+    assert_eq!(again.defer_indexes().await.unwrap(), 4);
     assert!(again.pending_indexes().is_some());
-    assert_eq!(again.build_deferred_indexes().await.unwrap(), 3);
+    assert_eq!(again.build_deferred_indexes().await.unwrap(), 4);
     assert_eq!(indexes_and_plan(&again).await.0, EVERY_INDEX);
     let q = Query { labels: Some(LabelSelector::parse("app=web").unwrap()), ..Query::default() };
     assert_eq!(list(&again, q).await, ["c1/a"]);
@@ -1179,7 +1180,7 @@ async fn indexes_a_stopped_run_deferred_are_built_by_the_next() {
 async fn a_deferred_index_whose_statement_was_changed_is_not_run() {
     let t = temp_store().await;
     let s = &t.store;
-    assert_eq!(s.defer_indexes().await.unwrap(), 3);
+    assert_eq!(s.defer_indexes().await.unwrap(), 4);
     let mut tx = s.begin(true).await.unwrap();
     let evil = "UPDATE deferred_indexes SET sql = 'CREATE INDEX x ON resources (name); DROP TABLE resources' \
                 WHERE name = 'ix_resources_namespace'";

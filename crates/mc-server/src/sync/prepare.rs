@@ -1,28 +1,32 @@
 //! From a watched object to the row the store keeps: managed fields stripped, Secrets redacted.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use mc_types::Gvr;
+use mc_types::count::Segment;
 use mc_types::crd::{GROUP, OWNER_ANNOTATION, REDACTED_ANNOTATION, REDACTED_DATA, REDACTED_VALUE};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::watched_object::WatchedObject;
-use crate::store::{RawObject, StoredObject};
+use crate::store::{IndexedFields, RawObject, StoredObject};
 
 /// Annotation that carries a copy of the applied object, Secret data included.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// How objects are prepared for storage.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Prepare {
     /// Replace Secret values (and the last-applied copy) before they reach the store.
     pub redact_secrets: bool,
     /// Compress the stored JSON for the history's revision, here rather than in the single
     /// writer (history on).
     pub compress: bool,
+    /// The field each type keeps for counts (`count.indexedFields`), extracted here.
+    pub indexed: Arc<IndexedFields>,
 }
 
 impl Prepare {
@@ -54,6 +58,16 @@ impl Prepare {
             a.insert(REDACTED_ANNOTATION.into(), "true".into());
         }
         let labels: BTreeMap<String, String> = meta.labels.clone().unwrap_or_default();
+        // Read before the fields are written out; a redacted type keeps no field for counts.
+        let indexed = match self.indexed.path(gvr) {
+            None => None,
+            _ if secret || mcr => None,
+            Some(path) if path.segments().first() == Some(&Segment::Key("metadata".into())) => {
+                let object = serde_json::json!({ "metadata": &meta });
+                self.indexed.value_of(gvr, &object).map(Box::new)
+            }
+            Some(_) => self.indexed.value_in_fields(gvr, &fields).map(Box::new),
+        };
         let owner_uid = meta.owner_references.as_ref().and_then(|refs| {
             let controller = refs.iter().find(|r| r.controller == Some(true));
             controller.or(refs.first()).map(|r| r.uid.clone())
@@ -90,6 +104,7 @@ impl Prepare {
             object,
             created_at,
             created: added,
+            indexed,
         })
     }
 }
@@ -246,7 +261,7 @@ mod tests {
 
     #[test]
     fn secret_values_are_redacted_but_keys_kept() {
-        let p = Prepare { redact_secrets: true, compress: false };
+        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default() };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
@@ -257,15 +272,40 @@ mod tests {
     }
 
     #[test]
+    fn the_field_kept_for_counts_is_read_as_the_store_reads_it() {
+        let fields = std::collections::BTreeMap::from([
+            ("pods".to_string(), "status.phase".to_string()),
+            ("configmaps".to_string(), "metadata.labels[\"app\"]".to_string()),
+            ("secrets".to_string(), "type".to_string()),
+        ]);
+        let indexed = Arc::new(IndexedFields::new(&fields).unwrap());
+        let p = Prepare { redact_secrets: true, compress: false, indexed: indexed.clone() };
+        let pod = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"},"spec":{},"status":{"phase":"Running","podIP":"1.2.3.4"}}"#;
+        let pods = Gvr::new("", "v1", "pods");
+        let row = p.stored(&pods, "Pod", serde_json::from_str(pod).unwrap()).unwrap();
+        let kept = row.indexed.clone().unwrap();
+        assert_eq!((&*kept.path, kept.value.as_deref()), ("status.phase", Some("\"Running\"")));
+        assert_eq!(indexed.value_of(&pods, &row.object.value()), Some(*kept), "as from the stored JSON");
+        let cm = r#"{"metadata":{"name":"c","uid":"u","namespace":"ns","labels":{"app":"web"}}}"#;
+        let row = p.stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", serde_json::from_str(cm).unwrap());
+        assert_eq!(row.unwrap().indexed.unwrap().value.as_deref(), Some("\"web\""));
+        let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
+        assert_eq!(row.indexed, None, "a redacted type keeps no field");
+        let nothing = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"}}"#;
+        let row = p.stored(&pods, "Pod", serde_json::from_str(nothing).unwrap()).unwrap();
+        assert_eq!(row.indexed.unwrap().value, None);
+    }
+
+    #[test]
     fn redaction_can_be_turned_off() {
-        let p = Prepare { redact_secrets: false, compress: false };
+        let p = Prepare { redact_secrets: false, compress: false, indexed: Default::default() };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert_eq!(row.object.value()["data"]["password"], "c2VjcmV0");
     }
 
     #[test]
     fn managed_fields_are_stripped_and_types_filled_in() {
-        let p = Prepare { redact_secrets: true, compress: false };
+        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default() };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert!(row.object.value()["metadata"].get("managedFields").is_none());
         assert_eq!(row.object.value()["apiVersion"], "v1");
@@ -277,7 +317,7 @@ mod tests {
     fn other_fields_are_stored_as_sent() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","kind":"Y","name":"b","uid":"o2","controller":true}]},"data":{"k":"v \u00e9"},"binaryData":{}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(
@@ -292,7 +332,7 @@ mod tests {
     fn the_creation_time_is_kept_in_unix_seconds() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(row.created_at, Some(1_709_210_096));
@@ -321,7 +361,7 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
             .unwrap();
         let stored = row.object.text();
@@ -349,7 +389,7 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
             .unwrap();
         // Decoded as every typed client decodes it: `data` values are base64 of bytes.
@@ -384,7 +424,7 @@ mod tests {
             "metadata": {"name": "copy", "annotations": {"note": "TEMPLATE-ANNOTATION-SECRET"}},
             "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&gvr, "MultiClusterResource", mcr(template))
             .unwrap();
         let stored = row.object.text();
@@ -411,10 +451,10 @@ mod tests {
     fn other_multiclusterresources_are_stored_as_sent() {
         let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let plain = Prepare { redact_secrets: false, compress: false }
+        let plain = Prepare { redact_secrets: false, compress: false, indexed: Default::default() }
             .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
             .unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
             .stored(&gvr, "MultiClusterResource", mcr(template))
             .unwrap();
         assert_eq!(row.object.text(), plain.object.text());
@@ -425,7 +465,7 @@ mod tests {
     fn objects_without_name_or_uid_are_skipped() {
         let obj: WatchedObject = serde_json::from_str(r#"{"metadata":{"name":"c"}}"#).unwrap();
         assert!(
-            Prepare { redact_secrets: true, compress: false }
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
         );

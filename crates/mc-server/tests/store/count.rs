@@ -1,12 +1,20 @@
 //! Counts grouped by cluster, namespace and fields of the objects, on every backend.
 
-use mc_server::store::{Allowed, Change, Count, GroupKey, Namespaces, Query, StoredObject};
+use std::collections::BTreeMap;
+
+use mc_server::store::{
+    Allowed, Change, Count, Expect, GroupKey, IndexedFields, Namespaces, Query, Store, StoredObject,
+};
 use mc_types::Gvr;
 use mc_types::count::FieldPath;
 use mc_types::selector::{FieldSelector, LabelSelector};
 use serde_json::{Value, json};
 
 use crate::harness::{ApplyOne, Ctx};
+
+fn kept() -> IndexedFields {
+    IndexedFields::new(&BTreeMap::from([("pods".to_string(), "status.phase".to_string())])).unwrap()
+}
 
 fn pods() -> Gvr {
     Gvr::new("", "v1", "pods")
@@ -179,4 +187,116 @@ pub async fn counts_keep_the_filters_of_the_query(ctx: Ctx) {
         ..of_pods()
     };
     assert_eq!(rows(&s.count_by(&q, &phase).await.unwrap()), [(vec!["b", "Running"], 1)]);
+}
+
+/// A pod whose `status.phase` is kept for counts, as the cluster's task writes it.
+fn kept_pod(ns: &str, name: &str, status: Value) -> Change {
+    let Change::Upsert(o) = pod(ns, name, json!({"app": ns}), json!({}), status) else { unreachable!() };
+    Change::Upsert(o.indexed_by(&kept()))
+}
+
+/// Counts by every key shape that involves the kept field, read from it, against the same
+/// counts made object by object; the first one returned.
+async fn counted_both_ways(s: &Store, q: &Query) -> Vec<Count> {
+    let phase = field("status.phase");
+    assert!(s.counts_read_kept_field(&pods(), &FieldPath::parse("status.phase").unwrap()).await.unwrap());
+    let mut first = None;
+    for by in [
+        vec![GroupKey::Cluster, phase.clone()],
+        vec![phase.clone()],
+        vec![GroupKey::Namespace, phase.clone(), GroupKey::Cluster],
+        vec![phase.clone(), phase.clone()],
+    ] {
+        let kept = s.count_by(q, &by).await.unwrap();
+        let here = s
+            .count_each(q, |cluster, object| {
+                let value = object.value();
+                by.iter().map(|k| k.value_of(cluster, &value)).collect()
+            })
+            .await
+            .unwrap();
+        assert_eq!(kept, here, "by {by:?}");
+        first.get_or_insert(kept);
+    }
+    first.unwrap_or_default()
+}
+
+pub async fn counts_by_a_kept_field_are_the_objects_counts(ctx: Ctx) {
+    let s = &ctx.store;
+    // A first list (new rows: SQLite's ids above the largest, PostgreSQL's COPY, MySQL's plain
+    // insert), then watch events (upserts).
+    let listed: Vec<Change> = (0..12)
+        .map(|i| {
+            let status = match i % 4 {
+                0 | 1 => json!({"phase": "Running"}),
+                2 => json!({"phase": null}),
+                _ => json!({}),
+            };
+            kept_pod(if i < 6 { "web" } else { "db" }, &format!("p{i}"), status)
+        })
+        .collect();
+    s.apply_changes("a", &listed, Expect::NewRows).await.unwrap();
+    s.apply_batch("b", vec![kept_pod("web", "p0", json!({"phase": "Pending"}))]).await.unwrap();
+    assert_eq!(
+        rows(&counted_both_ways(s, &of_pods()).await),
+        [(vec!["a", "<none>"], 6), (vec!["a", "Running"], 6), (vec!["b", "Pending"], 1),]
+    );
+    // A phase that changes, a pod deleted, a pod added by a watch.
+    s.apply_batch(
+        "a",
+        vec![
+            kept_pod("web", "p0", json!({"phase": "Failed"})),
+            kept_pod("db", "p7", json!({"phase": "Succeeded"})),
+            Change::Delete { gvr: pods(), namespace: "web".into(), name: "p1".into(), uid: String::new() },
+            kept_pod("db", "p12", json!({"phase": "Running"})),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        rows(&counted_both_ways(s, &of_pods()).await),
+        [
+            (vec!["a", "<none>"], 5),
+            (vec!["a", "Failed"], 1),
+            (vec!["a", "Running"], 5),
+            (vec!["a", "Succeeded"], 1),
+            (vec!["b", "Pending"], 1),
+        ]
+    );
+    // The query's filters hold as before.
+    let q = Query { cluster: Some("a".into()), namespace: Some("db".into()), ..of_pods() };
+    assert_eq!(
+        rows(&counted_both_ways(s, &q).await),
+        [(vec!["a", "<none>"], 3), (vec!["a", "Running"], 3), (vec!["a", "Succeeded"], 1)]
+    );
+    let q = Query { labels: Some(LabelSelector::parse("app=web").unwrap()), ..of_pods() };
+    assert_eq!(counted_both_ways(s, &q).await.iter().map(|c| c.count).sum::<u64>(), 6);
+    // A cluster removed.
+    s.delete_cluster("b").await.unwrap();
+    assert_eq!(counted_both_ways(s, &of_pods()).await.iter().map(|c| c.count).sum::<u64>(), 12);
+
+    // A pod written without the kept field (another configuration): counts read the objects,
+    // and give the same answer.
+    s.apply_batch("a", vec![pod("web", "p1", json!({}), json!({}), json!({"phase": "Running"}))])
+        .await
+        .unwrap();
+    let path = FieldPath::parse("status.phase").unwrap();
+    assert!(!s.counts_read_kept_field(&pods(), &path).await.unwrap());
+    let by = [GroupKey::Cluster, field("status.phase")];
+    let read = s.count_by(&of_pods(), &by).await.unwrap();
+    assert_eq!(rows(&read)[2], (vec!["a", "Running"], 6));
+    // Filled in: read from the kept field again, the same counts.
+    assert_eq!(s.fill_count_fields(&kept()).await.unwrap(), 1);
+    assert_eq!(counted_both_ways(s, &of_pods()).await, read);
+    assert_eq!(s.fill_count_fields(&kept()).await.unwrap(), 0, "nothing left to fill");
+    // Another field is read from the objects; a field kept for another type is not used.
+    assert!(!s.counts_read_kept_field(&pods(), &FieldPath::parse("spec.nodeName").unwrap()).await.unwrap());
+    let deployment = json!({"metadata": {"name": "d", "namespace": "web", "uid": "dep", "resourceVersion": "1"},
+        "status": {"phase": "Running"}});
+    let deployments = Gvr::new("apps", "v1", "deployments");
+    let deployment = StoredObject::from_json(deployments.clone(), "Deployment", deployment).unwrap();
+    s.apply_batch("a", vec![Change::Upsert(deployment.indexed_by(&kept()))]).await.unwrap();
+    assert!(!s.counts_read_kept_field(&deployments, &path).await.unwrap());
+    // Planner statistics refresh on every backend.
+    s.optimize().await.unwrap();
 }

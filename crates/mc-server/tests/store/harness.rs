@@ -31,7 +31,8 @@ impl Ctx {
     /// Of the deferrable indexes (`ix_resources_namespace`, `ix_resource_labels_kv`), how many
     /// the database's catalog holds.
     pub async fn deferrable_indexes(&self) -> i64 {
-        let names = "('ix_resources_namespace', 'ix_resource_labels_kv', 'ix_resources_owner')";
+        let names =
+            "('ix_resources_namespace', 'ix_resource_labels_kv', 'ix_resources_owner', 'ix_resources_count')";
         self.count(&match self.kind {
             Kind::Sqlite => {
                 format!("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN {names}")

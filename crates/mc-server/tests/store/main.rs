@@ -84,6 +84,7 @@ conformance!(
     history_of_removed_types_and_clusters_says_so,
     counts_group_by_cluster_namespace_and_fields,
     counts_keep_the_filters_of_the_query,
+    counts_by_a_kept_field_are_the_objects_counts,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,7 @@
 //! PostgreSQL: a first list's objects, and their label rows, written by binary `COPY`.
 //!
 //! A first list's objects are new rows. The upsert of [`super::unnest`] made PostgreSQL parse
-//! 13 arrays, read them back through `unnest`, and look up every row's natural key for a
+//! 15 arrays, read them back through `unnest`, and look up every row's natural key for a
 //! conflict before inserting it. `COPY` inserts rows as they arrive, in PostgreSQL's binary
 //! format, with ids drawn from the table's own sequence beforehand (so label rows are written
 //! with them, and nothing is read back). It is all-or-nothing: one object already stored fails
@@ -16,7 +16,8 @@ use crate::store::{Error, Result, Tx};
 /// Columns of `resources` a `COPY` fills, in the order [`Rows::resource`] writes them;
 /// `delete_at` stays NULL.
 const RESOURCES: &str = "COPY resources (id, namespace, name, cluster, \"group\", version, resource, kind, \
-     resource_version, owner, uid, hash, object, create_at, update_at) FROM STDIN (FORMAT binary)";
+     resource_version, owner, uid, hash, object, create_at, update_at, count_field, count_value) FROM STDIN \
+     (FORMAT binary)";
 
 const LABELS: &str = "COPY resource_labels (resource_id, \"key\", \"value\") FROM STDIN (FORMAT binary)";
 
@@ -154,7 +155,7 @@ impl Rows {
     /// `COALESCE(…, CURRENT_TIMESTAMP)`.
     fn resource(&mut self, cluster: &str, p: &Prepared<'_>, id: i64, now: i64) {
         let o = p.object;
-        self.fields(15);
+        self.fields(17);
         self.int8(id);
         for s in [&o.namespace, &o.name] {
             self.text(s);
@@ -173,6 +174,9 @@ impl Rows {
             .and_then(|micros| micros.checked_sub(POSTGRES_EPOCH_MICROS));
         self.int8(created.unwrap_or(now));
         self.int8(now);
+        let (field, value) = p.count_columns();
+        self.text(field);
+        self.opt_text(value);
     }
 
     fn label(&mut self, id: i64, key: &str, value: &str) {
@@ -209,7 +213,7 @@ mod tests {
         let bytes = rows.finish(true);
 
         let mut expected: Vec<u8> = b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0".to_vec();
-        expected.extend_from_slice(&15i16.to_be_bytes());
+        expected.extend_from_slice(&17i16.to_be_bytes());
         let int8 = |e: &mut Vec<u8>, v: i64| {
             e.extend_from_slice(&8i32.to_be_bytes());
             e.extend_from_slice(&v.to_be_bytes());
@@ -228,6 +232,8 @@ mod tests {
         }
         int8(&mut expected, 1_000_000); // one second after PostgreSQL's epoch
         int8(&mut expected, 5);
+        text(&mut expected, ""); // no field kept for counts
+        expected.extend_from_slice(&(-1i32).to_be_bytes());
         expected.extend_from_slice(&(-1i16).to_be_bytes());
         assert_eq!(bytes, expected);
 
@@ -238,9 +244,10 @@ mod tests {
         let mut rows = Rows::new(false);
         rows.resource("c1", &Prepared::new(&bare), 1, 5);
         let bytes = rows.finish(false);
-        assert_eq!(&bytes[..2], &15i16.to_be_bytes());
-        assert_eq!(&bytes[bytes.len() - 8..], &5i64.to_be_bytes());
-        assert_eq!(&bytes[bytes.len() - 20..bytes.len() - 12], &5i64.to_be_bytes());
+        assert_eq!(&bytes[..2], &17i16.to_be_bytes());
+        let times = bytes.len() - 8; // before the empty count_field and the NULL count_value
+        assert_eq!(&bytes[times - 8..times], &5i64.to_be_bytes());
+        assert_eq!(&bytes[times - 20..times - 12], &5i64.to_be_bytes());
     }
 
     #[test]

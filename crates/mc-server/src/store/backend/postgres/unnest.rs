@@ -1,9 +1,9 @@
 //! PostgreSQL's bulk writes: one array parameter per column, read back as rows by `unnest`.
 //!
-//! The multi-row `VALUES` the other backends use has 13 parameters per object, so every chunk
-//! is a new statement text that PostgreSQL parses and plans again (6,500 parameters for 500
-//! objects). Here a chunk of any size is the same text with 13 parameters: prepared once per
-//! connection, planned once, and the rows travel as 13 binary arrays. A first list's objects,
+//! The multi-row `VALUES` the other backends use has 15 parameters per object, so every chunk
+//! is a new statement text that PostgreSQL parses and plans again (7,500 parameters for 500
+//! objects). Here a chunk of any size is the same text with 15 parameters: prepared once per
+//! connection, planned once, and the rows travel as 15 binary arrays. A first list's objects,
 //! new rows, go by `COPY` instead ([`super::copy`]); these statements write the others and any
 //! chunk of them found stored.
 
@@ -20,6 +20,8 @@ pub(in crate::store) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -
     let mut columns: [Vec<String>; 10] = Default::default();
     let mut owners: Vec<Option<String>> = Vec::with_capacity(rows.len());
     let mut created: Vec<Option<i64>> = Vec::with_capacity(rows.len());
+    let mut fields: Vec<String> = Vec::with_capacity(rows.len());
+    let mut count_values: Vec<Option<String>> = Vec::with_capacity(rows.len());
     for column in &mut columns {
         column.reserve_exact(rows.len());
     }
@@ -42,6 +44,9 @@ pub(in crate::store) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -
         columns[9].push(o.object.text().to_string());
         owners.push(o.owner_uid.clone());
         created.push(o.created_at);
+        let (field, value) = p.count_columns();
+        fields.push(field.to_string());
+        count_values.push(value.map(str::to_string));
     }
     let [namespace, name, group, version, resource, kind, rv, uid, hash, object] = columns;
     let mut b = Builder::new(&super::DIALECT, "INSERT INTO resources (");
@@ -49,7 +54,7 @@ pub(in crate::store) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -
     b.push(
         ", t.\"group\", t.version, t.resource, t.kind, t.rv, t.owner, t.uid, t.hash, \
          t.object, COALESCE(to_timestamp(CAST(t.created AS DOUBLE PRECISION)), \
-         CURRENT_TIMESTAMP), CURRENT_TIMESTAMP, NULL FROM unnest(",
+         CURRENT_TIMESTAMP), CURRENT_TIMESTAMP, NULL, t.count_field, t.count_value FROM unnest(",
     );
     let texts = [namespace, name, group, version, resource, kind, rv];
     for column in texts {
@@ -59,10 +64,12 @@ pub(in crate::store) fn upsert_resources(cluster: &str, rows: &[Prepared<'_>]) -
     b.bind(Array::Text(uid)).push("::text[], ");
     b.bind(Array::Text(hash)).push("::text[], ");
     b.bind(Array::Text(object)).push("::text[], ");
-    b.bind(Array::OptInt(created)).push("::bigint[]");
+    b.bind(Array::OptInt(created)).push("::bigint[], ");
+    b.bind(Array::Text(fields)).push("::text[], ");
+    b.bind(Array::OptText(count_values)).push("::text[]");
     b.push(
         ") AS t(namespace, name, \"group\", version, resource, kind, rv, owner, uid, hash, object, \
-         created)",
+         created, count_field, count_value)",
     );
     b.push_upsert(RESOURCE_KEY, &RESOURCE_UPDATED);
     // A row inserted by this statement has no deleting transaction (`xmax = 0`); an updated one
@@ -94,7 +101,7 @@ mod tests {
     use mc_types::Gvr;
 
     #[test]
-    fn a_chunk_of_any_size_is_one_statement_of_thirteen_parameters() {
+    fn a_chunk_of_any_size_is_one_statement_of_fifteen_parameters() {
         let objects: Vec<StoredObject> = (0..3)
             .map(|i| {
                 let json = serde_json::json!({"metadata": {"name": format!("cm-{i}"), "namespace": "ns",
@@ -106,11 +113,12 @@ mod tests {
         let one = upsert_resources("c", &[Prepared::new(&objects[0])]);
         let three = upsert_resources("c", &objects.iter().map(Prepared::new).collect::<Vec<_>>());
         assert_eq!(one.sql, three.sql, "the text does not depend on the row count");
-        assert_eq!(three.args.len(), 13);
+        assert_eq!(three.args.len(), 15);
         assert!(three.persistent(), "prepared once per connection");
         let Arg::Array(Array::Text(names)) = &three.args[2] else { panic!("names: {:?}", three.args[2]) };
         assert_eq!(names, &["cm-0", "cm-1", "cm-2"]);
         assert!(three.sql.contains("$13::bigint[]"), "{}", three.sql);
+        assert!(three.sql.contains("$15::text[]"), "{}", three.sql);
 
         let labels = insert_labels(&[(1, "a", "b"), (2, "a", "c")]);
         assert_eq!(

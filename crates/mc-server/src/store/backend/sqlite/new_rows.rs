@@ -49,7 +49,7 @@ fn push_typed_resource_rows(
     b.push(
         "SELECT v.column1, v.column2, v.column3, t.c, t.g, t.v, t.r, t.k, v.column4, v.column5, \
          v.column6, v.column7, v.column8, COALESCE(datetime(v.column9, 'unixepoch'), CURRENT_TIMESTAMP), \
-         CURRENT_TIMESTAMP, NULL FROM (SELECT ",
+         CURRENT_TIMESTAMP, NULL, v.column10, v.column11 FROM (SELECT ",
     );
     b.bind(cluster).push(" AS c, ").bind(gvr.group.as_str()).push(" AS g, ");
     b.bind(gvr.version.as_str()).push(" AS v, ").bind(gvr.resource.as_str()).push(" AS r, ");
@@ -61,7 +61,9 @@ fn push_typed_resource_rows(
         b.push(", ").bind(o.name.as_str()).push(", ").bind(o.resource_version.as_str());
         b.push(", ").bind(Arg::OptText(o.owner_uid.clone())).push(", ").bind(o.uid.as_str());
         b.push(", ").bind(p.hash.as_str()).push(", ").bind(o.object.text().to_string());
-        b.push(", ").bind(Arg::OptInt(o.created_at)).push(")");
+        b.push(", ").bind(Arg::OptInt(o.created_at));
+        let (field, value) = p.count_columns();
+        b.push(", ").bind(field).push(", ").bind(Arg::OptText(value.map(str::to_string))).push(")");
     }
     b.push(") AS v WHERE true");
 }
