@@ -157,6 +157,8 @@ pub struct Settings {
     pub history: Option<HistorySettings>,
     /// The types counted per namespace for `/metrics` (`metrics.namespaceCountsFor`).
     pub namespace_counts: crate::object_counts::NamespaceCounts,
+    /// Keep the search index and answer `/v1/search` (`search.enabled`).
+    pub search: bool,
 }
 
 /// The history's settings, checked (`history:` of the config file).
@@ -317,6 +319,7 @@ impl Settings {
         };
         let history = HistorySettings::from_section(&file.history).map_err(invalid)?;
         Ok(Settings {
+            search: file.search.enabled,
             history,
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,

@@ -81,6 +81,21 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         Some(history) => store.record_history(history.rules.clone()),
         None => store,
     };
+    let store = if settings.search { store.keep_search_index() } else { store };
+    // The search index made whole (an upgraded store, or one that ran with search off) while
+    // the clusters sync; answers say so until it is (see `store::search`).
+    {
+        let store = store.clone();
+        tokio::spawn(async move {
+            match store.complete_search_index().await {
+                Ok(0) => {}
+                Ok(n) => info!(rows = n, "search index completed"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "completing the search index failed; search answers say it is incomplete")
+                }
+            }
+        });
+    }
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
     if !watch_all {
@@ -96,7 +111,11 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         notices,
         history,
         ready_tx: tokio::sync::broadcast::channel(64).0,
-        prepare: Prepare { redact_secrets: settings.redact_secrets, compress: settings.history.is_some() },
+        prepare: Prepare {
+            redact_secrets: settings.redact_secrets,
+            compress: settings.history.is_some(),
+            search: settings.search,
+        },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
         health,

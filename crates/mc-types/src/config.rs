@@ -226,6 +226,25 @@ pub struct ServerConfig {
     /// What `/metrics` exports besides its fixed series.
     #[serde(default)]
     pub metrics: MetricsSection,
+    /// Free-text search (`kubectl multicluster search`).
+    #[serde(default)]
+    pub search: SearchSection,
+}
+
+/// Free-text search over every object (`/v1/search`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSection {
+    /// Keep the search index with every write; true by default. `false`: no index is kept and
+    /// `/v1/search` answers 501.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+}
+
+impl Default for SearchSection {
+    fn default() -> Self {
+        SearchSection { enabled: true }
+    }
 }
 
 /// What `/metrics` exports besides its fixed series.

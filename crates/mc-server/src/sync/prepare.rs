@@ -23,6 +23,9 @@ pub struct Prepare {
     /// Compress the stored JSON for the history's revision, here rather than in the single
     /// writer (history on).
     pub compress: bool,
+    /// Compute what free-text search looks at, here rather than in the single writer (search
+    /// on).
+    pub search: bool,
 }
 
 impl Prepare {
@@ -77,6 +80,9 @@ impl Prepare {
         object.hash();
         if self.compress {
             object.compressed();
+        }
+        if self.search {
+            object.search_body();
         }
         Some(StoredObject {
             gvr: gvr.clone(),
@@ -246,7 +252,7 @@ mod tests {
 
     #[test]
     fn secret_values_are_redacted_but_keys_kept() {
-        let p = Prepare { redact_secrets: true, compress: false };
+        let p = Prepare { redact_secrets: true, compress: false, search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
@@ -258,14 +264,14 @@ mod tests {
 
     #[test]
     fn redaction_can_be_turned_off() {
-        let p = Prepare { redact_secrets: false, compress: false };
+        let p = Prepare { redact_secrets: false, compress: false, search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert_eq!(row.object.value()["data"]["password"], "c2VjcmV0");
     }
 
     #[test]
     fn managed_fields_are_stripped_and_types_filled_in() {
-        let p = Prepare { redact_secrets: true, compress: false };
+        let p = Prepare { redact_secrets: true, compress: false, search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert!(row.object.value()["metadata"].get("managedFields").is_none());
         assert_eq!(row.object.value()["apiVersion"], "v1");
@@ -277,7 +283,7 @@ mod tests {
     fn other_fields_are_stored_as_sent() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","kind":"Y","name":"b","uid":"o2","controller":true}]},"data":{"k":"v \u00e9"},"binaryData":{}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(
@@ -292,7 +298,7 @@ mod tests {
     fn the_creation_time_is_kept_in_unix_seconds() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
             .unwrap();
         assert_eq!(row.created_at, Some(1_709_210_096));
@@ -321,7 +327,7 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
             .unwrap();
         let stored = row.object.text();
@@ -349,7 +355,7 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
             .unwrap();
         // Decoded as every typed client decodes it: `data` values are base64 of bytes.
@@ -384,7 +390,7 @@ mod tests {
             "metadata": {"name": "copy", "annotations": {"note": "TEMPLATE-ANNOTATION-SECRET"}},
             "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&gvr, "MultiClusterResource", mcr(template))
             .unwrap();
         let stored = row.object.text();
@@ -411,10 +417,10 @@ mod tests {
     fn other_multiclusterresources_are_stored_as_sent() {
         let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let plain = Prepare { redact_secrets: false, compress: false }
+        let plain = Prepare { redact_secrets: false, compress: false, search: false }
             .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
             .unwrap();
-        let row = Prepare { redact_secrets: true, compress: false }
+        let row = Prepare { redact_secrets: true, compress: false, search: false }
             .stored(&gvr, "MultiClusterResource", mcr(template))
             .unwrap();
         assert_eq!(row.object.text(), plain.object.text());
@@ -425,7 +431,7 @@ mod tests {
     fn objects_without_name_or_uid_are_skipped() {
         let obj: WatchedObject = serde_json::from_str(r#"{"metadata":{"name":"c"}}"#).unwrap();
         assert!(
-            Prepare { redact_secrets: true, compress: false }
+            Prepare { redact_secrets: true, compress: false, search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
         );

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 pub use crate::count::{counts_group_by_cluster_namespace_and_fields, counts_keep_the_filters_of_the_query};
 use crate::harness::{ApplyOne, Ctx, Kind};
 pub use crate::history::*;
+pub use crate::search::*;
 
 pub(crate) fn pods() -> Gvr {
     Gvr::new("", "v1", "pods")
