@@ -21,6 +21,7 @@ pub mod list_types;
 pub mod openapi;
 pub mod params;
 pub mod rights;
+pub mod search;
 pub mod status;
 pub mod streamed;
 #[cfg(test)]
@@ -95,6 +96,7 @@ pub fn router(state: AppState) -> Router {
         .merge(count::router())
         .merge(can_i::router())
         .merge(tree::router())
+        .merge(search::router())
         .merge(history::router())
         .merge(kube::router())
         .merge(admin)

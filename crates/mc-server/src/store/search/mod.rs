@@ -41,14 +41,9 @@ use super::sql::{self, SqlFilter};
 use super::statement::{Builder, Col, Stmt, Upsert};
 use super::{Allowed, Backend, Batch, Change, Result, Store, StoredObject};
 
-/// Fewest characters of a search text: one trigram.
-pub const MIN_TEXT: usize = 3;
-/// Most characters of a search text.
-pub const MAX_TEXT: usize = 253;
+pub use mc_types::search::{MAX_LIMIT, MAX_TEXT, MIN_TEXT};
 /// Most rows fetched from the index per query (names, then every field).
 pub const CANDIDATES: usize = 1000;
-/// Most hits answered.
-pub const MAX_LIMIT: usize = 1000;
 /// Rows per statement of `search_texts`' upserts.
 const CHUNK: usize = 200;
 /// Objects per step of [`Store::complete_search_index`].
