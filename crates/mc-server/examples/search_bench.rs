@@ -48,7 +48,8 @@ async fn main() -> anyhow::Result<()> {
                 .collect::<anyhow::Result<Vec<_>>>()?;
             written += batch.len();
             // In turn, the first of the two alternating, so neither always goes first.
-            let stores = if (first / BATCH + c) % 2 == 0 { [(&off, 0), (&on, 1)] } else { [(&on, 1), (&off, 0)] };
+            let stores =
+                if (first / BATCH + c) % 2 == 0 { [(&off, 0), (&on, 1)] } else { [(&on, 1), (&off, 0)] };
             for (store, which) in stores {
                 let started = Instant::now();
                 store.apply(&[Batch::new(cluster, &batch, Expect::NewRows)]).await?;
@@ -77,10 +78,7 @@ async fn main() -> anyhow::Result<()> {
     figures.insert("write_seconds_on".into(), json!(round(busy_on.as_secs_f64(), 2)));
     figures.insert("write_objects_per_s_off".into(), json!(rate(busy_off)));
     figures.insert("write_objects_per_s_on".into(), json!(rate(busy_on)));
-    figures.insert(
-        "write_on_vs_off".into(),
-        json!(round(busy_off.as_secs_f64() / busy_on.as_secs_f64(), 3)),
-    );
+    figures.insert("write_on_vs_off".into(), json!(round(busy_off.as_secs_f64() / busy_on.as_secs_f64(), 3)));
     let mut worst_p99 = 0.0_f64;
     for (name, text) in queries {
         let q = SearchQuery { text, limit: 100, ..Default::default() };

@@ -43,8 +43,14 @@ fn search_finds_a_pod_by_image_tag_in_every_cluster_and_a_configmap_by_annotatio
     });
     assert_eq!(found.len(), 3, "{found:#?}");
     for item in &found {
-        assert_eq!((item["kind"].as_str(), item["namespace"].as_str(), item["name"].as_str()), (Some("Pod"), Some(NS), Some("probe")));
-        assert_eq!(item["matched"], serde_json::json!([format!("image=registry.example/search-probe:{TAG}")]));
+        assert_eq!(
+            (item["kind"].as_str(), item["namespace"].as_str(), item["name"].as_str()),
+            (Some("Pod"), Some(NS), Some("probe"))
+        );
+        assert_eq!(
+            item["matched"],
+            serde_json::json!([format!("image=registry.example/search-probe:{TAG}")])
+        );
     }
     // The table, one row per cluster.
     let table = server.plugin(&["search", TAG, "-n", NS]).ok();
@@ -63,12 +69,19 @@ fn search_finds_a_pod_by_image_tag_in_every_cluster_and_a_configmap_by_annotatio
     assert_eq!(cms.len(), 1, "{cms:#?}");
     assert_eq!(
         (cms[0]["cluster"].as_str(), cms[0]["name"].as_str(), cms[0]["matched"].clone()),
-        (Some(annotated.as_str()), Some("contacts"), serde_json::json!(["annotation mc-e2e/pager=Pager-Rota-4711"]))
+        (
+            Some(annotated.as_str()),
+            Some("contacts"),
+            serde_json::json!(["annotation mc-e2e/pager=Pager-Rota-4711"])
+        )
     );
 
     // Nothing found, as kubectl says it; a text too short, one line and a failure.
     let none = server.plugin(&["search", "nothing-matches-this-e2e", "-n", NS]).ok();
-    assert_eq!((none.stdout.as_str(), none.stderr.trim()), ("", format!("No resources found in {NS} namespace.").as_str()));
+    assert_eq!(
+        (none.stdout.as_str(), none.stderr.trim()),
+        ("", format!("No resources found in {NS} namespace.").as_str())
+    );
     let short = server.plugin(&["search", "ab"]);
     assert_ne!(short.code, Some(0));
     assert_eq!(short.stderr.trim().lines().count(), 1, "{}", short.stderr);

@@ -154,7 +154,7 @@ pub(super) fn statements(d: Dialect, batch: &Batch<'_>) -> Vec<Stmt> {
                 kind: &o.kind,
                 body: o.object.search_body(),
             });
-            upsert(d, rows, false)
+            upsert(d, rows)
         })
         .collect()
 }
@@ -169,8 +169,8 @@ struct Row<'a> {
     body: &'a str,
 }
 
-/// Inserts rows, or replaces a stored row whose text differs; `only_missing`: keeps stored rows.
-fn upsert<'a>(d: Dialect, rows: impl Iterator<Item = Row<'a>>, only_missing: bool) -> Stmt {
+/// Inserts rows, or replaces a stored row whose text differs.
+fn upsert<'a>(d: Dialect, rows: impl Iterator<Item = Row<'a>>) -> Stmt {
     let mut b = Builder::new(
         d,
         "INSERT INTO search_texts (cluster, \"group\", version, resource, namespace, name, kind, body) VALUES ",
@@ -181,27 +181,17 @@ fn upsert<'a>(d: Dialect, rows: impl Iterator<Item = Row<'a>>, only_missing: boo
         b.push(", ").bind(r.gvr.resource.as_str()).push(", ").bind(r.namespace).push(", ").bind(r.name);
         b.push(", ").bind(r.kind).push(", ").bind(r.body).push(")");
     }
-    match (b.syntax().upsert, only_missing) {
-        (Upsert::OnConflict, true) => {
-            b.push(" ON CONFLICT (\"group\", version, resource, cluster, namespace, name) DO NOTHING");
-        }
+    match b.syntax().upsert {
         // An unchanged text is not written again: SQLite's FTS5 would remove and add its
         // trigrams, PostgreSQL would write a new row version and index entries.
-        (Upsert::OnConflict, false) => {
-            b.push(
-                " ON CONFLICT (\"group\", version, resource, cluster, namespace, name) DO UPDATE SET \
-                 kind = excluded.kind, body = excluded.body \
-                 WHERE search_texts.body <> excluded.body OR search_texts.kind <> excluded.kind",
-            );
-        }
-        (Upsert::OnDuplicateKey, true) => {
-            b.push(" ON DUPLICATE KEY UPDATE body = body");
-        }
+        Upsert::OnConflict => b.push(
+            " ON CONFLICT (\"group\", version, resource, cluster, namespace, name) DO UPDATE SET \
+             kind = excluded.kind, body = excluded.body \
+             WHERE search_texts.body <> excluded.body OR search_texts.kind <> excluded.kind",
+        ),
         // InnoDB leaves a row whose values do not change unwritten.
-        (Upsert::OnDuplicateKey, false) => {
-            b.push(" ON DUPLICATE KEY UPDATE kind = VALUES(kind), body = VALUES(body)");
-        }
-    }
+        Upsert::OnDuplicateKey => b.push(" ON DUPLICATE KEY UPDATE kind = VALUES(kind), body = VALUES(body)"),
+    };
     b.finish()
 }
 
@@ -280,68 +270,75 @@ impl Store {
         done
     }
 
+    /// Goes over every object a page at a time; a page whose transaction failed in a way worth
+    /// retrying (a deadlock with the writer, a busy database) is gone over again, a few times.
     async fn sweep(&self) -> Result<u64> {
         let mut after = 0_i64;
         let mut written = 0;
+        let mut failures = 0;
         loop {
-            let mut tx = self.begin(true).await?;
-            let d = tx.dialect;
-            let mut b =
-                Builder::new(d, "SELECT id, cluster, \"group\", version, resource, namespace, name, kind, ");
-            b.push_json_column("object").push(" FROM resources WHERE id > ").bind(after);
-            b.push(" ORDER BY id LIMIT ").bind(SWEEP_PAGE);
-            // Rows read stay as read until this step commits: a deletion waits, so no row of a
-            // deleted object is written.
-            match self.backend() {
-                Backend::Sqlite => {}
-                Backend::Postgres => {
-                    b.push(" FOR SHARE");
+            match self.sweep_page(after).await {
+                Ok(Some((last, n))) => {
+                    (after, failures) = (last, 0);
+                    written += n;
                 }
-                Backend::MySql => {
-                    b.push(" LOCK IN SHARE MODE");
+                Ok(None) => return Ok(written),
+                Err(e) if e.is_retryable() && failures < 5 => {
+                    failures += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(100 << failures)).await;
                 }
+                Err(e) => return Err(e),
             }
-            let rows = tx
-                .fetch(
-                    b.finish(),
-                    &[
-                        Col::Int,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                        Col::Text,
-                    ],
-                )
-                .await?;
-            let Some(last) = rows.last() else {
-                let mut b = Builder::new(d, "UPDATE search_state SET complete = ");
-                b.bind(true).push(" WHERE id = 1");
-                tx.execute(b.finish()).await?;
-                tx.commit().await?;
-                return Ok(written);
-            };
-            after = last.int(0);
-            let gvrs: Vec<Gvr> = rows.iter().map(|r| Gvr::new(r.str(2), r.str(3), r.str(4))).collect();
-            let bodies: Vec<String> = rows.iter().map(|r| body_of(r.str(8))).collect();
-            let stmt = upsert(
-                d,
-                rows.iter().zip(&gvrs).zip(&bodies).map(|((r, gvr), body)| Row {
-                    cluster: r.str(1),
-                    gvr,
-                    namespace: r.str(5),
-                    name: r.str(6),
-                    kind: r.str(7),
-                    body,
-                }),
-                false,
-            );
-            written += tx.execute(stmt).await?;
-            tx.commit().await?;
         }
+    }
+
+    /// One page of [`Store::sweep`]: the objects after the id `after`, their rows written; the
+    /// last id and the rows written, or `None` (and the index marked complete) past the last.
+    async fn sweep_page(&self, after: i64) -> Result<Option<(i64, u64)>> {
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        let mut b =
+            Builder::new(d, "SELECT id, cluster, \"group\", version, resource, namespace, name, kind, ");
+        b.push_json_column("object").push(" FROM resources WHERE id > ").bind(after);
+        b.push(" ORDER BY id LIMIT ").bind(SWEEP_PAGE);
+        // Rows read stay as read until this step commits: a deletion waits, so no row of a
+        // deleted object is written.
+        match self.backend() {
+            Backend::Sqlite => {}
+            Backend::Postgres => {
+                b.push(" FOR SHARE");
+            }
+            Backend::MySql => {
+                b.push(" LOCK IN SHARE MODE");
+            }
+        }
+        let mut cols = [Col::Text; 9];
+        cols[0] = Col::Int;
+        let rows = tx.fetch(b.finish(), &cols).await?;
+        let Some(last) = rows.last() else {
+            let mut b = Builder::new(d, "UPDATE search_state SET complete = ");
+            b.bind(true).push(" WHERE id = 1");
+            tx.execute(b.finish()).await?;
+            tx.commit().await?;
+            return Ok(None);
+        };
+        let last_id = last.int(0);
+        let gvrs: Vec<Gvr> = rows.iter().map(|r| Gvr::new(r.str(2), r.str(3), r.str(4))).collect();
+        let bodies: Vec<String> = rows.iter().map(|r| body_of(r.str(8))).collect();
+        let stmt = upsert(
+            d,
+            rows.iter().zip(&gvrs).zip(&bodies).map(|((r, gvr), body)| Row {
+                cluster: r.str(1),
+                gvr,
+                namespace: r.str(5),
+                name: r.str(6),
+                kind: r.str(7),
+                body,
+            }),
+        );
+        let written = tx.execute(stmt).await?;
+        tx.commit().await?;
+        Ok(Some((last_id, written)))
     }
 
     /// Whether [`Store::complete_search_index`] is going over the objects now.
