@@ -99,8 +99,11 @@ pub(super) async fn apply_in(
         }
     }
     write_pending(tx, cluster, &mut pending, expect).await?;
+    // The batch's rows of the search index (see `store::search`), after its objects.
     if search {
-        super::search::write(tx, batch).await?;
+        for stmt in super::search::statements(d, batch) {
+            tx.execute(stmt).await?;
+        }
     }
     if !revisions.is_empty() {
         revisions.write(tx).await?;

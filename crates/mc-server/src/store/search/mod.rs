@@ -35,7 +35,6 @@ pub use rank::{Rank, SearchHit};
 pub(crate) use text::body_of;
 pub use text::{MAX_BODY, MAX_VALUE};
 
-use super::backend::Tx;
 use super::dialect::Dialect;
 use super::sql::{self, SqlFilter};
 use super::statement::{Builder, Col, Stmt, Upsert};
@@ -193,14 +192,6 @@ fn upsert<'a>(d: Dialect, rows: impl Iterator<Item = Row<'a>>) -> Stmt {
         Upsert::OnDuplicateKey => b.push(" ON DUPLICATE KEY UPDATE kind = VALUES(kind), body = VALUES(body)"),
     };
     b.finish()
-}
-
-/// Writes the search rows of `batch` in `tx` (after its objects).
-pub(super) async fn write(tx: &mut Tx, batch: &Batch<'_>) -> Result<()> {
-    for stmt in statements(tx.dialect, batch) {
-        tx.execute(stmt).await?;
-    }
-    Ok(())
 }
 
 /// What [`Store::search_index_state`] tells.
