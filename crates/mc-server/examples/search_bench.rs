@@ -48,8 +48,11 @@ async fn main() -> anyhow::Result<()> {
                 .collect::<anyhow::Result<Vec<_>>>()?;
             written += batch.len();
             // In turn, the first of the two alternating, so neither always goes first.
-            let stores =
-                if (first / BATCH + c) % 2 == 0 { [(&off, 0), (&on, 1)] } else { [(&on, 1), (&off, 0)] };
+            let stores = if (first / BATCH + c).is_multiple_of(2) {
+                [(&off, 0), (&on, 1)]
+            } else {
+                [(&on, 1), (&off, 0)]
+            };
             for (store, which) in stores {
                 let started = Instant::now();
                 store.apply(&[Batch::new(cluster, &batch, Expect::NewRows)]).await?;
