@@ -379,7 +379,15 @@ impl Store {
         let mut tx = if deletes { self.begin(true).await? } else { self.begin_upserts().await? };
         let at = history::now_ms();
         for b in batches {
-            apply_in(&mut tx, self.origin.as_deref(), self.history.as_deref(), self.search, at, b).await?;
+            apply_in(
+                &mut tx,
+                self.origin.as_deref(),
+                self.history.as_deref(),
+                self.writes_search_rows(),
+                at,
+                b,
+            )
+            .await?;
         }
         tx.commit().await
     }

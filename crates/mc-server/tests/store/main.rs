@@ -89,6 +89,7 @@ conformance!(
     search_index_follows_every_write_and_deletion,
     search_keeps_to_the_filters_and_rights_in_the_query,
     search_index_is_completed_after_a_start_with_search_off,
+    search_index_deferred_for_a_first_sync_is_built_after_it,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -249,3 +249,24 @@ pub async fn search_index_is_completed_after_a_start_with_search_off(ctx: Ctx) {
     assert!(after.warnings.iter().all(|w| !w.contains("complete")), "{:?}", after.warnings);
     assert_eq!(on.complete_search_index().await.unwrap(), 0, "a complete index is left as it is");
 }
+
+pub async fn search_index_deferred_for_a_first_sync_is_built_after_it(ctx: Ctx) {
+    let s = searching(&ctx);
+    assert!(s.defer_search_index().await.unwrap(), "an empty store defers");
+    let first: Vec<Change> =
+        (0..20).map(|i| Change::Upsert(pod("ns", &format!("early-{i:02}"), "first-sync:1"))).collect();
+    s.apply_changes("c1", &first, Expect::NewRows).await.unwrap();
+    assert_eq!(ctx.table_rows("search_texts").await, 0, "no rows during the first sync");
+    let during = search(&s, "first-sync").await;
+    assert!(during.hits.is_empty());
+    assert!(during.warnings.iter().any(|w| w.contains("after the first sync")), "{:?}", during.warnings);
+    // Built after it; what is written from then on is kept by the writer.
+    assert_eq!(s.complete_search_index().await.unwrap(), 20);
+    s.apply_batch("c1", vec![Change::Upsert(pod("ns", "late", "after-sync:2"))]).await.unwrap();
+    let after = search(&s, "first-sync").await;
+    assert_eq!(after.hits.len(), 20);
+    assert!(after.warnings.is_empty(), "{:?}", after.warnings);
+    assert_eq!(names(&search(&s, "after-sync").await), ["c1/ns/late"]);
+    // A store with objects does not defer.
+    assert!(!s.defer_search_index().await.unwrap());
+}

@@ -13,8 +13,8 @@
 //! - MySQL/MariaDB: no trigram index (InnoDB's full-text parsers cut words, not substrings): a
 //!   bounded `LIKE` over the table, slower on large stores.
 //!
-//! A search fetches at most [`CANDIDATES`] rows whose name matches, then as many whose any field
-//! does, each restricted in SQL to the types, clusters and namespaces the caller may read; then
+//! A search fetches at most [`CANDIDATES`] rows whose any field matches, and when more do, as
+//! many whose name matches, each restricted in SQL to the types, clusters and namespaces the caller may read; then
 //! ranks them in Rust ([`rank`]). Texts shorter than a trigram ([`MIN_TEXT`]) are refused.
 //!
 //! `search_state.complete` says whether every object's row is there and current. A start with
@@ -27,6 +27,7 @@ mod text;
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 
 use mc_types::Gvr;
 
@@ -203,8 +204,16 @@ pub struct IndexState {
     pub scanning: bool,
 }
 
-/// Whether a sweep of the index is under way (shared by a store's clones).
-pub(super) type Sweeping = Arc<std::sync::atomic::AtomicBool>;
+/// Whether a sweep of the index is under way, and whether the index waits for the end of a
+/// first sync (shared by a store's clones).
+#[derive(Debug, Default)]
+pub(super) struct Progress {
+    sweeping: std::sync::atomic::AtomicBool,
+    deferred: std::sync::atomic::AtomicBool,
+}
+
+/// [`Progress`], shared.
+pub(super) type Sweeping = Arc<Progress>;
 
 impl Store {
     /// This store keeps the search index with every write (`search.enabled`); a store without
@@ -217,6 +226,36 @@ impl Store {
     /// Whether this store keeps the search index.
     pub fn keeps_search_index(&self) -> bool {
         self.search
+    }
+
+    /// Whether the writer writes index rows now: kept, and not deferred for a first sync.
+    pub(super) fn writes_search_rows(&self) -> bool {
+        self.search && !self.sweeping.deferred.load(Relaxed)
+    }
+
+    /// Defers the index for an empty store's first sync (search on): the writer writes no index
+    /// rows until [`Store::complete_search_index`] runs, which then builds them all. Keeping
+    /// FTS5's trigrams row by row halved SQLite's first-sync rate (see
+    /// docs/adr/0026-search-index.md). Returns whether it deferred.
+    pub async fn defer_search_index(&self) -> Result<bool> {
+        if !self.search {
+            return Ok(false);
+        }
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        let empty = tx
+            .fetch(Builder::new(d, "SELECT NOT EXISTS (SELECT 1 FROM resources)").finish(), &[Col::Bool])
+            .await?
+            .first()
+            .is_some_and(|r| r.bool(0));
+        if empty {
+            let mut b = Builder::new(d, "UPDATE search_state SET complete = ");
+            b.bind(false).push(" WHERE id = 1");
+            tx.execute(b.finish()).await?;
+            self.sweeping.deferred.store(true, Relaxed);
+        }
+        tx.commit().await?;
+        Ok(empty)
     }
 
     /// Whether the index is complete, and whether it is a trigram index.
@@ -239,10 +278,11 @@ impl Store {
         Ok(IndexState { complete, scanning })
     }
 
-    /// Readies the index at start: with search off, marks it incomplete (the writer keeps no
-    /// rows); with it on, and marked incomplete (an upgraded store, or one that ran with search
-    /// off), goes over every object, a page at a time, writing the rows missing or differing,
-    /// then marks it complete. Returns how many rows it wrote.
+    /// Readies the index, at start or after a deferred first sync: with search off, marks it
+    /// incomplete (the writer keeps no rows); with it on, ends a deferral, and if the index is
+    /// marked incomplete (deferred, an upgraded store, or one that ran with search off) goes over
+    /// every object, a page at a time, writing the rows missing or differing, then marks it
+    /// complete. Returns how many rows it wrote.
     pub async fn complete_search_index(&self) -> Result<u64> {
         let mut tx = self.begin(true).await?;
         if !self.search {
@@ -252,12 +292,14 @@ impl Store {
             return tx.commit().await.map(|()| 0);
         }
         tx.commit().await?;
+        // From here on the writer keeps the rows of what it writes; the sweep does the rest.
+        self.sweeping.deferred.store(false, Relaxed);
         if self.search_index_state().await?.complete {
             return Ok(0);
         }
-        self.sweeping.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.sweeping.sweeping.store(true, Relaxed);
         let done = self.sweep().await;
-        self.sweeping.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.sweeping.sweeping.store(false, Relaxed);
         done
     }
 
@@ -334,7 +376,12 @@ impl Store {
 
     /// Whether [`Store::complete_search_index`] is going over the objects now.
     pub fn search_index_sweeping(&self) -> bool {
-        self.sweeping.load(std::sync::atomic::Ordering::Relaxed)
+        self.sweeping.sweeping.load(Relaxed)
+    }
+
+    /// Whether the index waits for the end of a first sync ([`Store::defer_search_index`]).
+    pub fn search_index_deferred(&self) -> bool {
+        self.sweeping.deferred.load(Relaxed)
     }
 
     /// Searches: the best [`SearchQuery::limit`] hits, ranked (see [`rank`]).
@@ -348,7 +395,9 @@ impl Store {
         }
         let state = self.search_index_state().await?;
         if !state.complete {
-            answer.warnings.push(if self.search_index_sweeping() {
+            answer.warnings.push(if self.search_index_deferred() {
+                "the search index is built after the first sync of the clusters: until then objects are not found".to_string()
+            } else if self.search_index_sweeping() {
                 "the search index is being built: objects not reached yet are not found".to_string()
             } else {
                 "the search index is not complete (search was off, or the store was upgraded); it is built at the next start with search on".to_string()
@@ -362,10 +411,18 @@ impl Store {
         let mut tx = self.begin(false).await?;
         let mut candidates = Vec::new();
         let mut capped = false;
-        for names_only in [true, false] {
+        // Every field first; only when more match than the candidates hold are the names asked
+        // apart, so that a name match is never left out for other fields' matches.
+        for names_only in [false, true] {
+            if names_only && !capped {
+                break;
+            }
             let stmt = select(self.backend(), tx.dialect, q, &needle, names_only);
-            let rows = tx.fetch(stmt, &[Col::Text; 8]).await?;
-            capped |= rows.len() >= CANDIDATES;
+            let mut rows = tx.fetch(stmt, &[Col::Text; 8]).await?;
+            if rows.len() > CANDIDATES {
+                capped = true;
+                rows.truncate(CANDIDATES);
+            }
             candidates.extend(rows.into_iter().map(|mut r| Candidate {
                 cluster: r.text(0),
                 gvr: Gvr::new(r.text(1), r.text(2), r.text(3)),
@@ -450,7 +507,7 @@ fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_onl
         }
         b.push(")");
     }
-    b.push(" LIMIT ").bind(CANDIDATES as i64);
+    b.push(" LIMIT ").bind(CANDIDATES as i64 + 1);
     b.finish()
 }
 

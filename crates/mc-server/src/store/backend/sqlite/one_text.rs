@@ -141,7 +141,7 @@ impl Store {
             text = text.then(stmt);
         }
         // Their rows of the search index (see `store::search`), when it keeps them.
-        if self.search {
+        if self.writes_search_rows() {
             for b in batches {
                 for stmt in crate::store::search::statements(&super::DIALECT, b) {
                     text = text.then(stmt);
