@@ -9,6 +9,7 @@
 #   scripts/bench.sh history   [N objects, default 100000] (no clusters: history off/on, 10 revisions an object)
 #   scripts/bench.sh count     [N pods in all, default 1000000] (no clusters: count by phase on SQLite, PostgreSQL)
 #   scripts/bench.sh tree      [N objects in all, default 1000000] (no clusters: tree of a 1,000-pod Deployment on SQLite, PostgreSQL)
+#   scripts/bench.sh search    [N pods in all, default 1000000] (no clusters: search p50/p99, first sync index on vs off)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
@@ -27,9 +28,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|count|tree|watch|replicas|access|logs|report)$ ]] || usage 2 22
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|count|tree|search|watch|replicas|access|logs|report)$ ]] || usage 2 22
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [count]=1000000 [tree]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [count]=1000000 [tree]=1000000 [search]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -50,6 +51,7 @@ release_build() {
     history) cargo build --release -q -p mc-server --example history_bench --example history_codec ;;
     count) cargo build --release -q -p mc-server --example count_bench ;;
     tree) cargo build --release -q -p mc-server --example tree_bench ;;
+    search) cargo build --release -q -p mc-server --example search_bench ;;
     watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
     # `--bin` applies to every `-p` of one command: the plugin is its own build.
     cli) cargo build --release -q -p mc-server --bin mc-server
@@ -94,7 +96,7 @@ fi
 # see its continue token expire (410) and start again; at Kubernetes' default of 5 minutes not.
 [[ $MODE == sync && $N -le 50000 ]] &&
   export MC_TESTENV_APISERVER_FLAGS=${MC_TESTENV_APISERVER_FLAGS:-"--etcd-compaction-interval=15s"}
-if [[ $MODE == store || $MODE == count || $MODE == tree ]]; then
+if [[ $MODE == store || $MODE == count || $MODE == tree || $MODE == search ]]; then
   CLUSTERS=() # the store alone
 else
   scripts/testenv up --clusters "${#CLUSTERS[@]}" --names "$(IFS=,; echo "${CLUSTERS[*]}")" --dir "$WORK/clusters" >&2
@@ -584,6 +586,23 @@ bench_tree() {
   "$TARGET/examples/tree_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
+# Free-text search in the store alone (see examples/search_bench.rs): on SQLite, then on
+# PostgreSQL (fresh databases each), a first sync of N pods into a store without the search
+# index and one with it, batch after batch in turn; then searches of the second, p50/p99.
+bench_search() {
+  local n=${1:-1000000}
+  eval "$(scripts/testdb up --dir "$WORK/db")"
+  local db
+  db="bench_$(date +%s)"
+  PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc \
+    -c "CREATE DATABASE ${db}_off" -c "CREATE DATABASE ${db}_on" >&2
+  step "SQLite: $n pods, search index off and on" >&2
+  "$TARGET/examples/search_bench" "sqlite://$WORK/off.db" "sqlite://$WORK/on.db" "$n"
+  rm -f "$WORK"/off.db* "$WORK"/on.db*
+  step "PostgreSQL: $n pods, search index off and on" >&2
+  "$TARGET/examples/search_bench" "${MC_TEST_POSTGRES_URL%/*}/${db}_off" "${MC_TEST_POSTGRES_URL%/*}/${db}_on" "$n"
+}
+
 # The figures go to stdout as they come and to a file, for the results file. Through fd 1
 # only: the servers a bench starts send their own stdout elsewhere, so none keeps the pipe open
 # and tee ends when the bench has.
@@ -604,6 +623,7 @@ case $MODE in
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
   count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" "stores=indexed,plain,expression") ;;
   tree) inputs+=(objects="$N" tree_pods=1000 runs=50 "backends=sqlite,postgres") ;;
+  search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;

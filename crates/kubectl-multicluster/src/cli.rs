@@ -122,6 +122,18 @@ pub enum Command {
     ///   kubectl multicluster tree svc web -n shop -c tencent1 -o json
     #[command(verbatim_doc_comment)]
     Tree(TreeArgs),
+    /// Find objects of every type by free text, in every cluster
+    ///
+    /// Looks in names, namespaces, label and annotation keys and values, container images and
+    /// owner names; case is ignored; at least 3 characters. Best first: the name equal to the
+    /// text, then starting with it, then containing it, then a match elsewhere; MATCHED says
+    /// what matched. Only types you may list, in namespaces you may read.
+    ///
+    ///   kubectl multicluster search redis:6.2
+    ///   kubectl multicluster search web -n shop --kind deploy,svc
+    ///   kubectl multicluster search team-payments -c tencent1 -o wide
+    #[command(verbatim_doc_comment)]
+    Search(SearchArgs),
     /// Print the changes of an object, oldest first, in every cluster that has it
     ///
     /// REVISION, TIME, CHANGE (ADDED, MODIFIED, DELETED) and the fields each change touched, as
@@ -330,6 +342,42 @@ pub struct TopArgs {
         value_delimiter = ','
     )]
     pub clusters: Vec<String>,
+}
+
+/// `search` arguments.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The text to find (3 to 253 characters)
+    #[arg(value_name = "TEXT")]
+    pub text: String,
+
+    /// Only this namespace (default: all namespaces, as list)
+    #[arg(short, long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+
+    /// All namespaces (the default; accepted for kubectl habits)
+    #[arg(short = 'A', long = "all-namespaces", conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// Only this cluster (default: every cluster)
+    #[arg(short = 'c', long = "cluster", visible_aliases = ["clusterName", "cluster-name"], value_name = "CLUSTER")]
+    pub cluster: Option<String>,
+
+    /// Only these types: deploy,svc (any name list takes; repeatable)
+    #[arg(long = "kind", value_name = "KIND", value_delimiter = ',')]
+    pub kinds: Vec<String>,
+
+    /// The best N objects (1 to 1000)
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub limit: u32,
+
+    /// Output format (default: a table): wide, json, yaml or name
+    #[arg(short, long, value_name = "FORMAT", value_parser = ["wide", "json", "yaml", "name"])]
+    pub output: Option<String>,
+
+    /// Leave out the header line
+    #[arg(long)]
+    pub no_headers: bool,
 }
 
 /// `tree` arguments.
@@ -992,6 +1040,7 @@ const VERBS: &[&str] = &[
     "events",
     "count",
     "tree",
+    "search",
     "kubeconfig",
     "config",
     "completion",

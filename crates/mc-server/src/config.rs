@@ -161,6 +161,8 @@ pub struct Settings {
     pub relation_links: Vec<mc_types::declared_links::DeclaredLink>,
     /// The field each type keeps for counts (`count.indexedFields`).
     pub indexed_fields: crate::store::IndexedFields,
+    /// Keep the search index and answer `/v1/search` (`search.enabled`).
+    pub search: bool,
 }
 
 /// The history's settings, checked (`history:` of the config file).
@@ -325,6 +327,7 @@ impl Settings {
         Ok(Settings {
             relation_links: file.relations.links.clone(),
             indexed_fields,
+            search: file.search.enabled,
             history,
             max_clusters_per_replica: file.sync.max_clusters_per_replica.map(|n| n as usize),
             lists,

@@ -93,6 +93,17 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         Some(history) => store.record_history(history.rules.clone()),
         None => store,
     };
+    let store = if settings.search { store.keep_search_index() } else { store };
+    // An empty store's first sync writes no search rows; the index is built after it (see
+    // `store::search`). Otherwise it is made whole now (an upgraded store, or one that ran with
+    // search off) while the clusters sync. Search answers say so until it is.
+    let search_deferred = match store.defer_search_index().await {
+        Ok(deferred) => deferred,
+        Err(e) => {
+            tracing::warn!(error = %e, "deferring the search index for the first sync failed; keeping it");
+            false
+        }
+    };
     let health = Arc::new(crate::sync::resilient::StoreHealth::default());
     let (writer, notices, history, writer_task) = writer::spawn(store.clone(), health.clone());
     if !watch_all {
@@ -112,6 +123,7 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
             redact_secrets: settings.redact_secrets,
             compress: settings.history.is_some(),
             indexed: Arc::new(settings.indexed_fields.clone()),
+            search: settings.search,
         },
         exclude_groups: settings.exclude_groups.clone(),
         exclude_resources: settings.exclude_resources.clone(),
@@ -183,6 +195,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
         None => membership.mark_restore_tried(),
     }
+    tokio::spawn(complete_search_index(
+        store.clone(),
+        search_deferred.then(|| (registry.clone(), membership.clone())),
+    ));
     if deferred_indexes > 0 {
         tokio::spawn(build_deferred_indexes(store.clone(), registry.clone(), membership.clone()));
     }
@@ -453,6 +469,33 @@ async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membershi
                 return;
             }
             Err(e) => tracing::warn!(error = %e, "building the deferred indexes failed; retrying"),
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Completes the search index (see `store::search`): after the first sync when it was deferred
+/// for it (`after_sync`), at once otherwise; a failure is retried.
+async fn complete_search_index(store: Store, after_sync: Option<(Arc<Registry>, Arc<Membership>)>) {
+    if let Some((registry, membership)) = after_sync {
+        let start = std::time::Instant::now();
+        while !(membership.restore_tried() && registry.readiness().is_ok())
+            && start.elapsed() < DEFER_INDEXES_AT_MOST
+        {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let began = std::time::Instant::now();
+        match store.complete_search_index().await {
+            Ok(0) => return,
+            Ok(n) => {
+                info!(rows = n, ms = began.elapsed().as_millis() as u64, "search index completed");
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "completing the search index failed; retrying"),
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));

@@ -232,6 +232,9 @@ pub struct ServerConfig {
     /// How `count` answers.
     #[serde(default)]
     pub count: CountSection,
+    /// Free-text search (`kubectl multicluster search`).
+    #[serde(default)]
+    pub search: SearchSection,
 }
 
 /// How `count` answers.
@@ -271,6 +274,22 @@ impl CountSection {
             }
         }
         None
+    }
+}
+
+/// Free-text search over every object (`/v1/search`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchSection {
+    /// Keep the search index with every write; true by default. `false`: no index is kept and
+    /// `/v1/search` answers 501.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+}
+
+impl Default for SearchSection {
+    fn default() -> Self {
+        SearchSection { enabled: true }
     }
 }
 

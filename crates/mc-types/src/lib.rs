@@ -16,6 +16,7 @@ pub mod jsonpath;
 pub mod moment;
 pub mod printer_columns;
 pub mod printers;
+pub mod search;
 pub mod selector;
 pub mod tree;
 

@@ -342,6 +342,7 @@ mod tests {
                 "logs",
                 "top",
                 "tree",
+                "search",
                 "history",
                 "diff",
                 "events",

@@ -23,6 +23,7 @@ pub mod listed;
 pub mod logs;
 pub mod past;
 pub mod printing;
+pub mod search;
 pub mod table_spec;
 pub mod top;
 pub mod tree;
@@ -70,6 +71,7 @@ pub async fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitCode> {
         Command::Logs(args) => logs::run(&client().await?, args, out).await,
         Command::Top(args) => top::run(&client().await?, args, out).await,
         Command::Tree(args) => tree::run(&client().await?, args, out).await,
+        Command::Search(args) => search::run(&client().await?, args, out).await,
         Command::History(args) => history::run(&client().await?, args, out).await,
         Command::Diff(args) => diff::run(&client().await?, args, out).await,
         Command::Events(args) => events::run(&client().await?, args, out).await,

@@ -31,6 +31,7 @@ auth\tAsk what a user may do in each cluster (`auth can-i`)
 logs\tPrint the logs of a pod, or of a workload's pods, in every cluster that has it
 top\tPrint the CPU and memory use of pods or nodes in every cluster (kubectl top's columns)
 tree\tPrint an object and what is related to it, one tree per cluster
+search\tFind objects of every type by free text, in every cluster
 history\tPrint the changes of an object, oldest first, in every cluster that has it
 diff\tPrint two revisions of an object as a unified YAML diff
 events\tPrint the Events of every cluster, kept after their cluster expired them, newest last

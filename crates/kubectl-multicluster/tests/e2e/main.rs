@@ -21,6 +21,7 @@ mod history;
 mod join;
 mod kubeconfig;
 mod list;
+mod search;
 mod secure;
 mod tree;
 mod watch;

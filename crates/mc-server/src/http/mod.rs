@@ -22,6 +22,7 @@ pub mod openapi;
 pub mod owned;
 pub mod params;
 pub mod rights;
+pub mod search;
 pub mod status;
 pub mod streamed;
 #[cfg(test)]
@@ -98,6 +99,7 @@ pub fn router(state: AppState) -> Router {
         .merge(count::router())
         .merge(can_i::router())
         .merge(tree::router())
+        .merge(search::router())
         .merge(history::router())
         .merge(kube::router())
         .merge(admin)

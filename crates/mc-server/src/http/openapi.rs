@@ -300,7 +300,42 @@ pub fn document(anonymous_read: bool) -> Value {
     {
         paths.extend(more);
     }
+    if let (Some(paths), Value::Object(more)) =
+        (doc.get_mut("paths").and_then(Value::as_object_mut), search_paths(&read_security))
+    {
+        paths.extend(more);
+    }
     doc
+}
+
+/// `/v1/search`.
+fn search_paths(security: &Value) -> Value {
+    use mc_types::search::{DEFAULT_LIMIT, MAX_KINDS, MAX_LIMIT, MAX_TEXT, MIN_TEXT};
+    let text = |max: u32| json!({"type": "string", "maxLength": max});
+    let item = json!({"type": "object",
+        "required": ["cluster", "group", "version", "resource", "kind", "namespace", "name", "matched"],
+        "properties": {
+            "cluster": {"type": "string"}, "group": {"type": "string"}, "version": {"type": "string"},
+            "resource": {"type": "string"}, "kind": {"type": "string"},
+            "namespace": {"type": "string", "description": "Empty for a cluster-scoped object."},
+            "name": {"type": "string"},
+            "matched": {"type": "array", "items": {"type": "string"},
+                "description": "What matched: name, namespace, label KEY=VALUE, annotation KEY=VALUE, image=IMAGE, owner NAME."}}});
+    json!({
+        "/v1/search": {"get": {"security": security, "summary": "Free-text search over every object's name, namespace, label and annotation keys and values, container images and owner names; case ignored; ranked: the name equal to the text, then starting with it, then containing it, then a match in another field. Only types the caller may list, in the namespaces it may read. A Warning says when more objects match than the answer holds, or when the index is incomplete or scanned.",
+            "parameters": [
+                {"name": "q", "in": "query", "required": true,
+                 "schema": {"type": "string", "minLength": MIN_TEXT, "maxLength": MAX_TEXT, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"},
+                 "description": "The text: 3 to 253 characters (trigrams), no control characters."},
+                param("namespace", "Only this namespace (a DNS label; empty: every namespace).", text(63)),
+                param("cluster", "Only this cluster (empty: every cluster).", text(63)),
+                param("kind", &format!("Only these types, comma separated, in any form /v1/list takes (pods, deploy, configmaps.v1); at most {MAX_KINDS}. A type allowed nowhere in the namespace asked is 403."), text(4096)),
+                param("limit", "Most objects answered, the best first.", json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}))],
+            "responses": with_errors(json!({
+                "200": ok("the objects found, best first", json!({"type": "array", "items": item})),
+                "403": error("every type named is allowed nowhere in the namespace asked"),
+                "501": error("search is switched off on this server (search.enabled: false)")}))}}
+    })
 }
 
 /// `/v1/tree`.

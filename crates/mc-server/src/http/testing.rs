@@ -20,6 +20,7 @@ mod hub;
 mod join;
 mod list;
 mod oidc;
+mod search;
 mod service;
 mod tree;
 
@@ -71,6 +72,8 @@ pub struct Setup {
     pub beta_labels: &'static [(&'static str, &'static str)],
     /// History on (`history.enabled`), with its default rules.
     pub history: bool,
+    /// Search off (`search.enabled: false`).
+    pub search_off: bool,
 }
 
 /// A server's state and router over a store filled with [`fixture`] objects.
@@ -342,6 +345,7 @@ impl TestApi {
     /// A setup of one's own.
     pub async fn with(setup: Setup) -> Self {
         let store = Store::connect("sqlite::memory:").await.expect("in-memory store");
+        let store = if setup.search_off { store } else { store.keep_search_index() };
         let store =
             if setup.history { store.record_history(crate::store::HistoryRules::default()) } else { store };
         for cluster in CLUSTERS {
@@ -380,7 +384,12 @@ impl TestApi {
             notices,
             history,
             ready_tx: tokio::sync::broadcast::channel(4).0,
-            prepare: Prepare { redact_secrets: false, compress: false, indexed: Default::default() },
+            prepare: Prepare {
+                redact_secrets: false,
+                compress: false,
+                indexed: Default::default(),
+                search: true,
+            },
             exclude_groups: Vec::new(),
             exclude_resources: Vec::new(),
             health,

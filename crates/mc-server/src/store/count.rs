@@ -11,7 +11,7 @@
 //! A field its type keeps for counts (`count.indexedFields`, [`super::count_index`]) is read
 //! from the row's `count_value` instead, an index-only scan, when every row of the type holds
 //! that path; any other field is read from every object of the type (see
-//! docs/adr/0029-indexed-count-fields.md and docs/adr/0025-counts-grouped-in-sql.md).
+//! docs/adr/0028-indexed-count-fields.md and docs/adr/0025-counts-grouped-in-sql.md).
 
 use std::collections::BTreeMap;
 

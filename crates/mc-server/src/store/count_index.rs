@@ -1,5 +1,5 @@
 //! One field per type kept beside each object, so that a count by it reads an index instead of
-//! every object (`count.indexedFields`; see docs/adr/0029-indexed-count-fields.md).
+//! every object (`count.indexedFields`; see docs/adr/0028-indexed-count-fields.md).
 //!
 //! The field's value is extracted where the object is parsed already, on its cluster's task
 //! ([`IndexedFields::value_in_fields`] in `sync/prepare.rs`; [`IndexedFields::value_of`] for an

@@ -23,7 +23,9 @@
 //! - `deferred_indexes` (SQLite and PostgreSQL, `0005_deferred_indexes.sql`): indexes an empty
 //!   store builds after its first sync ([`deferred`]);
 //! - `revisions` and `history_totals` (`*_revisions.sql`): every change kept, with retention
-//!   ([`history`]).
+//!   ([`history`]);
+//! - `search_texts`, its index, and `search_state` (`*_search.sql`): what free-text search
+//!   looks at, one row per object ([`search`]).
 //!
 //! Queries return objects in a stable order (cluster, namespace, name, group, version, resource)
 //! with keyset pagination through opaque [`Cursor`] tokens.
@@ -45,6 +47,7 @@ mod raw;
 mod read;
 mod related;
 mod resource_columns;
+pub mod search;
 mod sql;
 mod statement;
 mod write;
@@ -113,6 +116,10 @@ pub struct Store {
     /// Set: every change written of a type these rules include is kept as a revision (see
     /// [`history`]).
     history: Option<Arc<HistoryRules>>,
+    /// Set: every object written gets its row of the search index (see [`search`]).
+    search: bool,
+    /// The search index is being completed (see [`Store::complete_search_index`]).
+    sweeping: search::Sweeping,
 }
 
 impl fmt::Debug for Store {
@@ -143,6 +150,8 @@ impl Store {
             origin: None,
             pending: Default::default(),
             history: None,
+            search: false,
+            sweeping: Default::default(),
         })
     }
 

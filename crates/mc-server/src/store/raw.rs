@@ -17,6 +17,8 @@ pub struct RawObject {
     /// The text compressed as the history stores it, computed on first use (see
     /// [`RawObject::compressed`]).
     compressed: OnceLock<Option<Box<[u8]>>>,
+    /// What free-text search looks at, computed on first use (see [`RawObject::search_body`]).
+    search: OnceLock<Box<str>>,
 }
 
 /// zstd's level for the history's revisions: level 1 compressed Kubernetes objects about as
@@ -31,7 +33,7 @@ impl RawObject {
 
     /// JSON text that serde_json wrote or read (not checked again).
     pub fn from_raw(raw: Box<RawValue>) -> Self {
-        RawObject { raw, hash: OnceLock::new(), compressed: OnceLock::new() }
+        RawObject { raw, hash: OnceLock::new(), compressed: OnceLock::new(), search: OnceLock::new() }
     }
 
     /// The JSON text of a tree.
@@ -62,6 +64,13 @@ impl RawObject {
                     .map(Vec::into_boxed_slice)
             })
             .as_deref()
+    }
+
+    /// What free-text search looks at in the object (see [`super::search`]), bounded; computed
+    /// once. The sync computes it on the cluster's task (search on), so the single writer does
+    /// not.
+    pub fn search_body(&self) -> &str {
+        self.search.get_or_init(|| super::search::body_of(self.text()).into_boxed_str())
     }
 
     /// The object as a JSON tree, for callers that look inside it.

@@ -54,11 +54,13 @@ pub(super) async fn identities(tx: &mut Tx, gvr: &Gvr, ids: &[i64]) -> Result<Ve
 }
 
 /// One cluster's changes in `tx`, in order (see [`Store::apply_changes`]), with their
-/// revisions when `history` says which to keep (written at `at`, unix ms).
+/// revisions when `history` says which to keep (written at `at`, unix ms), and their rows of
+/// the search index when `search`.
 pub(super) async fn apply_in(
     tx: &mut Tx,
     origin: Option<&str>,
     history: Option<&HistoryRules>,
+    search: bool,
     at: i64,
     batch: &Batch<'_>,
 ) -> Result<()> {
@@ -97,6 +99,12 @@ pub(super) async fn apply_in(
         }
     }
     write_pending(tx, cluster, &mut pending, expect).await?;
+    // The batch's rows of the search index (see `store::search`), after its objects.
+    if search {
+        for stmt in super::search::statements(d, batch) {
+            tx.execute(stmt).await?;
+        }
+    }
     if !revisions.is_empty() {
         revisions.write(tx).await?;
     }
@@ -371,7 +379,15 @@ impl Store {
         let mut tx = if deletes { self.begin(true).await? } else { self.begin_upserts().await? };
         let at = history::now_ms();
         for b in batches {
-            apply_in(&mut tx, self.origin.as_deref(), self.history.as_deref(), at, b).await?;
+            apply_in(
+                &mut tx,
+                self.origin.as_deref(),
+                self.history.as_deref(),
+                self.writes_search_rows(),
+                at,
+                b,
+            )
+            .await?;
         }
         tx.commit().await
     }

@@ -92,6 +92,9 @@ impl Prepare {
         if self.compress {
             object.compressed();
         }
+        if self.search {
+            object.search_body();
+        }
         Some(StoredObject {
             gvr: gvr.clone(),
             kind: kind.to_string(),
@@ -261,7 +264,7 @@ mod tests {
 
     #[test]
     fn secret_values_are_redacted_but_keys_kept() {
-        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default() };
+        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
@@ -298,14 +301,15 @@ mod tests {
 
     #[test]
     fn redaction_can_be_turned_off() {
-        let p = Prepare { redact_secrets: false, compress: false, indexed: Default::default() };
+        let p =
+            Prepare { redact_secrets: false, compress: false, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert_eq!(row.object.value()["data"]["password"], "c2VjcmV0");
     }
 
     #[test]
     fn managed_fields_are_stripped_and_types_filled_in() {
-        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default() };
+        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert!(row.object.value()["metadata"].get("managedFields").is_none());
         assert_eq!(row.object.value()["apiVersion"], "v1");
@@ -317,9 +321,10 @@ mod tests {
     fn other_fields_are_stored_as_sent() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","kind":"Y","name":"b","uid":"o2","controller":true}]},"data":{"k":"v \u00e9"},"binaryData":{}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
-            .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
+                .unwrap();
         assert_eq!(
             row.object.text(),
             r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","controller":true,"kind":"Y","name":"b","uid":"o2"}],"uid":"u2"},"data":{"k":"v \u00e9"},"binaryData":{}}"#
@@ -332,9 +337,10 @@ mod tests {
     fn the_creation_time_is_kept_in_unix_seconds() {
         let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
-            .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
+                .unwrap();
         assert_eq!(row.created_at, Some(1_709_210_096));
         assert_eq!(row.object.value()["metadata"]["creationTimestamp"], "2024-02-29T12:34:56Z");
     }
@@ -361,9 +367,10 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
-            .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
+                .unwrap();
         let stored = row.object.text();
         let secrets = ["LAST-APPLIED-SECRET", "ANNOTATION-SECRET", "REFUQS1TRUNSRVQ=", "STRINGDATA-SECRET"];
         assert_eq!(leaks(stored, &secrets), Vec::<String>::new(), "{stored}");
@@ -389,9 +396,10 @@ mod tests {
         })
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
-            .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
+                .unwrap();
         // Decoded as every typed client decodes it: `data` values are base64 of bytes.
         let secret: k8s_openapi::api::core::v1::Secret = serde_json::from_str(row.object.text()).unwrap();
         let data = secret.data.unwrap();
@@ -424,9 +432,10 @@ mod tests {
             "metadata": {"name": "copy", "annotations": {"note": "TEMPLATE-ANNOTATION-SECRET"}},
             "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&gvr, "MultiClusterResource", mcr(template))
-            .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&gvr, "MultiClusterResource", mcr(template))
+                .unwrap();
         let stored = row.object.text();
         let secrets = [
             "TEMPLATE-ANNOTATION-SECRET",
@@ -451,12 +460,14 @@ mod tests {
     fn other_multiclusterresources_are_stored_as_sent() {
         let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
-        let plain = Prepare { redact_secrets: false, compress: false, indexed: Default::default() }
-            .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
-            .unwrap();
-        let row = Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
-            .stored(&gvr, "MultiClusterResource", mcr(template))
-            .unwrap();
+        let plain =
+            Prepare { redact_secrets: false, compress: false, indexed: Default::default(), search: false }
+                .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
+                .unwrap();
+        let row =
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+                .stored(&gvr, "MultiClusterResource", mcr(template))
+                .unwrap();
         assert_eq!(row.object.text(), plain.object.text());
         assert!(row.object.text().contains("CUSTOMIZE-SECRET"), "not a Secret template: unchanged");
     }
@@ -465,7 +476,7 @@ mod tests {
     fn objects_without_name_or_uid_are_skipped() {
         let obj: WatchedObject = serde_json::from_str(r#"{"metadata":{"name":"c"}}"#).unwrap();
         assert!(
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default() }
+            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
         );

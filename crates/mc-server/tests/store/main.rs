@@ -13,6 +13,7 @@ mod count;
 mod harness;
 mod history;
 mod scenarios;
+mod search;
 
 /// One test per scenario and backend, named `<backend>::<scenario>`.
 macro_rules! conformance {
@@ -85,6 +86,12 @@ conformance!(
     counts_group_by_cluster_namespace_and_fields,
     counts_keep_the_filters_of_the_query,
     counts_by_a_kept_field_are_the_objects_counts,
+    search_finds_objects_by_every_field,
+    search_ranks_exact_name_prefix_substring_then_fields,
+    search_index_follows_every_write_and_deletion,
+    search_keeps_to_the_filters_and_rights_in_the_query,
+    search_index_is_completed_after_a_start_with_search_off,
+    search_index_deferred_for_a_first_sync_is_built_after_it,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -140,6 +140,14 @@ impl Store {
         for stmt in revisions() {
             text = text.then(stmt);
         }
+        // Their rows of the search index (see `store::search`), when it keeps them.
+        if self.writes_search_rows() {
+            for b in batches {
+                for stmt in crate::store::search::statements(&super::DIALECT, b) {
+                    text = text.then(stmt);
+                }
+            }
+        }
         let mut text = text.then(statement::Builder::new(&super::DIALECT, "COMMIT").finish());
         text.reuse = upserts_only && objects.len() <= KEPT_TEXTS_UP_TO;
         Ok(Some(OneText { text, upserts_only }))

@@ -1,0 +1,161 @@
+//! Benchmark helper for free-text search (`scripts/bench.sh search`), without clusters:
+//! - a first sync of N Pod-like objects (~1.5 KB; 3 clusters, 1,000 namespaces) written through
+//!   `Store::apply` in batches of 2,000 as new rows, into two fresh stores: one without the
+//!   search index (`URL_OFF`), one keeping it (`URL_ON`), batch after batch in turn, so both
+//!   see the same load; each object's hash and search text are computed before the clock runs,
+//!   as the sync computes them on the cluster's task. Objects/s of each, and on/off;
+//! - then searches of the `URL_ON` store, each asked RUNS times (one untimed first): an image
+//!   tag, a name prefix, an annotation value, a rare term (one name) and a common term (every
+//!   object): p50 and p99 in ms, and the hits.
+//!
+//! The store with the index defers it for the first sync, as mc-server does for an empty store,
+//! and builds it after (timed apart); `--inline` keeps it row by row during the sync instead.
+//!
+//! `cargo run --release -p mc-server --example search_bench -- URL_OFF URL_ON [N in all] [--inline]`
+
+use std::time::{Duration, Instant};
+
+use mc_server::store::search::SearchQuery;
+use mc_server::store::{Batch, Change, Expect, Store, StoredObject};
+use mc_types::Gvr;
+use serde_json::{Value, json};
+
+const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
+const NAMESPACES: usize = 1000;
+const BATCH: usize = 2000;
+const RUNS: usize = 100;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, url_off, url_on, rest @ ..] = args.as_slice() else {
+        anyhow::bail!("usage: search_bench URL_OFF URL_ON [N in all]");
+    };
+    let n: usize =
+        rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
+    let off = Store::connect(url_off).await?;
+    let on = Store::connect(url_on).await?.keep_search_index();
+    // As mc-server does for an empty store: rows are written after the first sync.
+    let inline = rest.iter().any(|a| a == "--inline");
+    let deferred = !inline && on.defer_search_index().await?;
+    let gvr = Gvr::new("", "v1", "pods");
+
+    let (mut busy_off, mut busy_on) = (Duration::ZERO, Duration::ZERO);
+    let per_cluster = n.div_ceil(CLUSTERS.len());
+    let mut written = 0usize;
+    for first in (0..per_cluster).step_by(BATCH) {
+        for (c, cluster) in CLUSTERS.iter().enumerate() {
+            let batch = (first..(first + BATCH).min(per_cluster))
+                .map(|i| {
+                    let o = StoredObject::from_json(gvr.clone(), "Pod", pod(c, i))?;
+                    o.object.hash();
+                    o.object.search_body();
+                    Ok(Change::Upsert(o))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            written += batch.len();
+            // In turn, the first of the two alternating, so neither always goes first.
+            let stores = if (first / BATCH + c).is_multiple_of(2) {
+                [(&off, 0), (&on, 1)]
+            } else {
+                [(&on, 1), (&off, 0)]
+            };
+            for (store, which) in stores {
+                let started = Instant::now();
+                store.apply(&[Batch::new(cluster, &batch, Expect::NewRows)]).await?;
+                let took = started.elapsed();
+                if which == 0 { busy_off += took } else { busy_on += took }
+            }
+        }
+    }
+    // The index built after the first sync (nothing to do with `--inline`).
+    let build_started = Instant::now();
+    let built = on.complete_search_index().await?;
+    let build = build_started.elapsed();
+    off.optimize().await?;
+    on.optimize().await?;
+    let rate = |busy: Duration| round(written as f64 / busy.as_secs_f64(), 0);
+
+    let queries = [
+        ("image_tag", "app-042:1.7.2".to_string()),
+        ("name_prefix", "web-00012".to_string()),
+        ("annotation_value", "oncall-777@".to_string()),
+        ("rare", format!("web-{:07}", per_cluster / 2)),
+        ("common", "registry.local".to_string()),
+    ];
+    let mut figures = serde_json::Map::new();
+    figures.insert("benchmark".into(), json!("search"));
+    figures.insert("backend".into(), json!(format!("{:?}", on.backend())));
+    figures.insert("objects".into(), json!(written));
+    figures.insert("runs".into(), json!(RUNS));
+    figures.insert("write_seconds_off".into(), json!(round(busy_off.as_secs_f64(), 2)));
+    figures.insert("write_seconds_on".into(), json!(round(busy_on.as_secs_f64(), 2)));
+    figures.insert("write_objects_per_s_off".into(), json!(rate(busy_off)));
+    figures.insert("write_objects_per_s_on".into(), json!(rate(busy_on)));
+    figures.insert("index_deferred".into(), json!(deferred));
+    figures.insert("index_build_seconds".into(), json!(round(build.as_secs_f64(), 2)));
+    figures.insert("index_rows_built".into(), json!(built));
+    figures.insert("write_on_vs_off".into(), json!(round(busy_off.as_secs_f64() / busy_on.as_secs_f64(), 3)));
+    let mut worst_p99 = 0.0_f64;
+    for (name, text) in queries {
+        let q = SearchQuery { text, limit: 100, ..Default::default() };
+        let first = on.search(&q).await?;
+        let mut times = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            on.search(&q).await?;
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+        times.sort_by(f64::total_cmp);
+        let at = |p: f64| round(times[((times.len() - 1) as f64 * p).round() as usize], 1);
+        worst_p99 = worst_p99.max(at(0.99));
+        figures.insert(format!("search_{name}_ms_p50"), json!(at(0.5)));
+        figures.insert(format!("search_{name}_ms_p99"), json!(at(0.99)));
+        figures.insert(format!("search_{name}_hits"), json!(first.hits.len()));
+    }
+    figures.insert("search_ms_p99_worst".into(), json!(worst_p99));
+    println!("{}", Value::Object(figures));
+    off.close().await;
+    on.close().await;
+    Ok(())
+}
+
+/// Pod `i` of cluster `c`, shaped as the API server writes one (without managedFields): an
+/// image of its namespace's app, tagged by `i`, and a contact annotation per namespace.
+fn pod(c: usize, i: usize) -> Value {
+    let k = i % NAMESPACES;
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "name": format!("web-{i:07}"), "namespace": format!("ns-{k:03}"),
+            "uid": format!("{c:02x}{i:06x}-0000-4000-8000-{:012x}", i * 7919),
+            "resourceVersion": format!("{}", 1000 + i), "creationTimestamp": "2026-11-23T12:00:00Z",
+            "labels": {"app": format!("app-{k:03}"), "pod-template-hash": "7dbf7cc5"},
+            "annotations": {"team.example.com/contact": format!("oncall-{k:03}@example.com")},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("web-{k:03}-7dbf7cc5"),
+                "uid": "00000000-0000-4000-8000-000000000000", "controller": true, "blockOwnerDeletion": true}],
+        },
+        "spec": {
+            "containers": [{"name": "web", "image": format!("registry.local/app-{k:03}:1.{}.{c}", (i / NAMESPACES) % 20),
+                "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                "terminationMessagePath": "/dev/termination-log", "imagePullPolicy": "IfNotPresent"}],
+            "nodeName": format!("{}-node-{}", CLUSTERS[c], i % 50), "restartPolicy": "Always",
+            "serviceAccountName": "default", "schedulerName": "default-scheduler",
+        },
+        "status": {
+            "phase": "Running",
+            "conditions": [
+                {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-23T12:00:05Z"},
+                {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-23T12:00:00Z"},
+            ],
+            "hostIP": "10.0.0.1", "podIP": format!("10.{}.{}.{}", c, (i / 250) % 250, i % 250),
+            "startTime": "2026-11-23T12:00:00Z",
+        },
+    })
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
