@@ -111,6 +111,10 @@ impl StoredObject {
 
 /// One change of a batch, in watch order.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "almost every change is an upsert: boxing it would allocate once more per object"
+)]
 pub enum Change {
     /// Insert or replace the object (and its labels).
     Upsert(StoredObject),

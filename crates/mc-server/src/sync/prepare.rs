@@ -27,6 +27,9 @@ pub struct Prepare {
     pub compress: bool,
     /// The field each type keeps for counts (`count.indexedFields`), extracted here.
     pub indexed: Arc<IndexedFields>,
+    /// Compute what free-text search looks at, here rather than in the single writer (search
+    /// on).
+    pub search: bool,
 }
 
 impl Prepare {
@@ -282,7 +285,7 @@ mod tests {
             ("secrets".to_string(), "type".to_string()),
         ]);
         let indexed = Arc::new(IndexedFields::new(&fields).unwrap());
-        let p = Prepare { redact_secrets: true, compress: false, indexed: indexed.clone() };
+        let p = Prepare { redact_secrets: true, compress: false, indexed: indexed.clone(), search: false };
         let pod = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"},"spec":{},"status":{"phase":"Running","podIP":"1.2.3.4"}}"#;
         let pods = Gvr::new("", "v1", "pods");
         let row = p.stored(&pods, "Pod", serde_json::from_str(pod).unwrap()).unwrap();
