@@ -450,16 +450,22 @@ async fn follow_joins(master: ClusterSpec, membership: Arc<Membership>) {
 /// its sync does not leave queries without them for ever.
 const DEFER_INDEXES_AT_MOST: Duration = Duration::from_secs(300);
 
-/// Builds the indexes deferred for an empty store's first sync (see `store::deferred`) once the
-/// joined clusters are restored and every cluster finished its sync, retrying a failure (shown
-/// in `/readyz` meanwhile).
-async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membership: Arc<Membership>) {
+/// Waits until the joined clusters are restored and every cluster finished its first sync, or
+/// [`DEFER_INDEXES_AT_MOST`] passed.
+async fn first_sync_over(registry: &Registry, membership: &Membership) {
     let start = std::time::Instant::now();
     while !(membership.restore_tried() && registry.readiness().is_ok())
         && start.elapsed() < DEFER_INDEXES_AT_MOST
     {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+}
+
+/// Builds the indexes deferred for an empty store's first sync (see `store::deferred`) once the
+/// joined clusters are restored and every cluster finished its sync, retrying a failure (shown
+/// in `/readyz` meanwhile).
+async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membership: Arc<Membership>) {
+    first_sync_over(&registry, &membership).await;
     let mut backoff = Duration::from_secs(1);
     loop {
         let began = std::time::Instant::now();
@@ -479,12 +485,7 @@ async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membershi
 /// for it (`after_sync`), at once otherwise; a failure is retried.
 async fn complete_search_index(store: Store, after_sync: Option<(Arc<Registry>, Arc<Membership>)>) {
     if let Some((registry, membership)) = after_sync {
-        let start = std::time::Instant::now();
-        while !(membership.restore_tried() && registry.readiness().is_ok())
-            && start.elapsed() < DEFER_INDEXES_AT_MOST
-        {
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        first_sync_over(&registry, &membership).await;
     }
     let mut backoff = Duration::from_secs(1);
     loop {

@@ -210,23 +210,27 @@ async fn lists_read_whole_or_in_pages_store_exactly_what_the_clusters_hold() {
     let n = env.clusters.len();
     assert_eq!(count("listing in pages", "url=/api/v1/configmaps "), n, "ConfigMaps in pages");
     assert_eq!(count("listing without pages", "url=/api/v1/secrets "), n, "Secrets in one answer");
-    // The store was empty: three of its indexes waited for the end of the first sync, and were
+    // The store was empty: four of its indexes waited for the end of the first sync, and were
     // built before `/readyz` said ready.
     let db = env.dir.join("mc-server").join("list-sizes").join("mc.db");
     let mut conn =
         sqlx::SqliteConnection::connect(&format!("sqlite://{}?mode=ro", db.display())).await.unwrap();
     let built: Vec<String> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'index' \
-         AND name IN ('ix_resources_namespace', 'ix_resource_labels_kv', 'ix_resources_owner') ORDER BY name",
+         AND name IN ('ix_resources_namespace', 'ix_resource_labels_kv', 'ix_resources_owner', \
+         'ix_resources_count') ORDER BY name",
     )
     .fetch_all(&mut conn)
     .await
     .unwrap();
-    assert_eq!(built, ["ix_resource_labels_kv", "ix_resources_namespace", "ix_resources_owner"]);
+    assert_eq!(
+        built,
+        ["ix_resource_labels_kv", "ix_resources_count", "ix_resources_namespace", "ix_resources_owner"]
+    );
     let waiting: i64 =
         sqlx::query_scalar("SELECT COUNT(*) FROM deferred_indexes").fetch_one(&mut conn).await.unwrap();
     assert_eq!(waiting, 0);
-    assert_eq!(count("deferred indexes built", "indexes=3"), 1, "built once, after the sync");
+    assert_eq!(count("deferred indexes built", "indexes=4"), 1, "built once, after the sync");
 }
 
 #[tokio::test]
