@@ -31,11 +31,11 @@ fn list_params() -> Value {
         {"name": "labels", "in": "query", "style": "deepObject", "explode": true, "required": false,
          "description": "The original's equality filter: labels[key]=value (repeatable).",
          "schema": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 63}}},
-        param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
-        param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=; at most 64 requirements.", json!({"type": "string", "maxLength": 4096})),
+        param("labelSelector", "Kubernetes label selector: a=b, a!=b, a in (x,y), a notin (x), a, !a; at most 64 requirements.", ascii_text(4096)),
+        param("fieldSelector", "metadata.name, metadata.namespace, status.phase, spec.nodeName or any field path; = == !=; at most 64 requirements.", ascii_text(4096)),
         param("owner", "TYPE/NAME (deploy/web): only objects that object owns at any depth (through owner references: a Deployment's Pods through its ReplicaSets), in each cluster where the caller may get it (in namespace when given, else in every namespace); one type, one page of at most limit objects (no continue, no watch), at most 10,000 objects walked below the owners of a cluster. An owner found nowhere answers [] with a Warning.", json!({"type": "string", "minLength": 3, "maxLength": 512})),
         param("limit", "Page size; default 10 as in the original, 0 means all.", json!({"type": "integer", "minimum": 0, "default": 10})),
-        param("continue", "Token from the previous page's X-Continue header (default order only).", json!({"type": "string", "maxLength": 4096})),
+        param("continue", "Token from the previous page's X-Continue header (default order only).", ascii_text(4096)),
         param("order", "name (default): cluster, namespace, name, paged with continue tokens; newest: newest object first, as the original answered, one page of at most limit objects.", json!({"type": "string", "enum": ["name", "newest"], "default": "name"})),
         param("watch", "Stream the current objects, then every change, as newline-delimited JSON events (the answer never ends).", json!({"type": "boolean", "default": false}))
     ])
@@ -126,7 +126,7 @@ fn history_paths(security: &Value) -> Value {
     let namespace = param("namespace", "Only this namespace.", text(63));
     let name = param("name", "Only objects with this name.", text(253));
     let labels =
-        param("labelSelector", "Only objects whose labels (in the state answered) match.", text(4096));
+        param("labelSelector", "Only objects whose labels (in the state answered) match.", ascii_text(4096));
     let limit = param(
         "limit",
         "At most this many (history: the newest; default 100, at most 1000).",
@@ -367,4 +367,11 @@ fn tree_paths(security: &Value) -> Value {
                 "200": ok("one tree per cluster", json!({"type": "array", "items": tree})),
                 "403": error("the caller may not get the root in any cluster")}))}}
     })
+}
+
+/// A selector or continue token: printable ASCII only (as every label key and value, object name
+/// and token is), so that the longest allowed URI stays within what the HTTP layer reads (64 KiB)
+/// and is answered by the API's own JSON errors.
+fn ascii_text(max: u32) -> Value {
+    json!({"type": "string", "maxLength": max, "pattern": "^[ -~]*$"})
 }

@@ -116,7 +116,20 @@ pub fn check_len(key: &str, value: &str) -> ApiResult<()> {
             value.len()
         )));
     }
+    if is_ascii_only(key) && !value.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return Err(ApiError::bad_request(format!(
+            "parameter \"{}\" may hold printable ASCII characters only",
+            shown(key)
+        )));
+    }
     Ok(())
+}
+
+/// Parameters whose every valid value is printable ASCII: selectors (label keys and values,
+/// field paths, object names) and continue tokens. Refusing the rest keeps the longest allowed
+/// URI within what the HTTP layer reads.
+fn is_ascii_only(key: &str) -> bool {
+    matches!(key, "labelSelector" | "fieldSelector" | "continue")
 }
 
 /// A cluster the registry knows (404 naming the known ones otherwise).
@@ -526,6 +539,11 @@ mod tests {
         assert!(super::check_len("namespace", &"n".repeat(64)).unwrap_err().message.contains("63"));
         assert!(super::check_len("labelSelector", &"a".repeat(4097)).unwrap_err().message.contains("4096"));
         assert!(super::check_len("whatever", &"a".repeat(4097)).is_err());
+        assert!(super::check_len("labelSelector", "app=web,tier in (a,b)").is_ok());
+        assert!(super::check_len("labelSelector", "app=wéb").unwrap_err().message.contains("ASCII"));
+        assert!(super::check_len("fieldSelector", "metadata.name=\u{1f600}").is_err());
+        assert!(super::check_len("continue", "abc\n").is_err());
+        assert!(super::check_len("name", "wéb").is_ok());
     }
 
     #[test]
