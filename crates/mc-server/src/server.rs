@@ -466,19 +466,8 @@ async fn first_sync_over(registry: &Registry, membership: &Membership) {
 /// in `/readyz` meanwhile).
 async fn build_deferred_indexes(store: Store, registry: Arc<Registry>, membership: Arc<Membership>) {
     first_sync_over(&registry, &membership).await;
-    let mut backoff = Duration::from_secs(1);
-    loop {
-        let began = std::time::Instant::now();
-        match store.build_deferred_indexes().await {
-            Ok(n) => {
-                info!(indexes = n, ms = began.elapsed().as_millis() as u64, "deferred indexes built");
-                return;
-            }
-            Err(e) => tracing::warn!(error = %e, "building the deferred indexes failed; retrying"),
-        }
-        tokio::time::sleep(backoff).await;
-        backoff = (backoff * 2).min(Duration::from_secs(30));
-    }
+    let (n, ms) = retried("building the deferred indexes", || store.build_deferred_indexes()).await;
+    info!(indexes = n, ms, "deferred indexes built");
 }
 
 /// Completes the search index (see `store::search`): after the first sync when it was deferred
@@ -487,16 +476,26 @@ async fn complete_search_index(store: Store, after_sync: Option<(Arc<Registry>, 
     if let Some((registry, membership)) = after_sync {
         first_sync_over(&registry, &membership).await;
     }
+    let (n, ms) = retried("completing the search index", || store.complete_search_index()).await;
+    if n > 0 {
+        info!(rows = n, ms, "search index completed");
+    }
+}
+
+/// Runs a store step until it succeeds, backing off from 1 s to 30 s between failures (each
+/// logged as `what` failed); its answer and how long the successful run took, in ms.
+async fn retried<T, E, F, Fut>(what: &str, mut step: F) -> (T, u64)
+where
+    E: std::fmt::Display,
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
     let mut backoff = Duration::from_secs(1);
     loop {
         let began = std::time::Instant::now();
-        match store.complete_search_index().await {
-            Ok(0) => return,
-            Ok(n) => {
-                info!(rows = n, ms = began.elapsed().as_millis() as u64, "search index completed");
-                return;
-            }
-            Err(e) => tracing::warn!(error = %e, "completing the search index failed; retrying"),
+        match step().await {
+            Ok(answer) => return (answer, began.elapsed().as_millis() as u64),
+            Err(e) => tracing::warn!(error = %e, "{what} failed; retrying"),
         }
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(Duration::from_secs(30));
