@@ -11,6 +11,7 @@
 #   scripts/bench.sh tree      [N objects in all, default 1000000] (no clusters: tree of a 1,000-pod Deployment on SQLite, PostgreSQL)
 #   scripts/bench.sh search    [N pods in all, default 1000000] (no clusters: search p50/p99, first sync index on vs off)
 #   scripts/bench.sh watch     [N changes per second over 3 clusters, default 1000]
+#   scripts/bench.sh watch-history [N changes per second, default 1000] (the same, history on vs off)
 #   scripts/bench.sh replicas  [N clusters, default 6] (one replica vs three sharing PostgreSQL)
 #   scripts/bench.sh access    [N pods in all, default 10000] (a caller bound in 50 namespaces vs the admin)
 #   scripts/bench.sh logs      [N MB of one pod's log, default 100] (through mc-server vs the member)
@@ -28,9 +29,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 source scripts/lib.sh
 MODE=${1:-}
-[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|count|tree|search|watch|replicas|access|logs|report)$ ]] || usage 2 22
+[[ $MODE =~ ^(sync|dispatch|cli|join|store|history|count|tree|search|watch|watch-history|replicas|access|logs|report)$ ]] || usage 2 22
 [[ $MODE == report ]] && exec python3 scripts/bench/report.py "${@:2}"
-declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [count]=1000000 [tree]=1000000 [search]=1000000 [watch]=1000 [replicas]=6 [access]=10000 [logs]=100)
+declare -A DEFAULT_N=([sync]=30000 [dispatch]=100 [cli]=10000 [join]=10000 [store]=1000000 [history]=100000 [count]=1000000 [tree]=1000000 [search]=1000000 [watch]=1000 [watch-history]=1000 [replicas]=6 [access]=10000 [logs]=100)
 N=${2:-${DEFAULT_N[$MODE]}}
 STARTED=$(date -u +%FT%TZ)
 LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -52,7 +53,7 @@ release_build() {
     count) cargo build --release -q -p mc-server --example count_bench ;;
     tree) cargo build --release -q -p mc-server --example tree_bench ;;
     search) cargo build --release -q -p mc-server --example search_bench ;;
-    watch) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
+    watch | watch-history) cargo build --release -q -p mc-server --bin mc-server --example visibility ;;
     # `--bin` applies to every `-p` of one command: the plugin is its own build.
     cli) cargo build --release -q -p mc-server --bin mc-server
       cargo build --release -q -p kubectl-multicluster --bin kubectl-multicluster ;;
@@ -148,9 +149,10 @@ pause() { read -r -t "$1" -u "$PAUSE_FD" _ || true; }
 
 # launch PID_VAR BINARY PORT STORAGE_URL LOG: starts an mc-server on the clusters, its pid in
 # PID_VAR at once (so cleanup stops it), and waits until it is ready (asked every 20 ms)
+# (LAUNCH_CONFIG=FILE: that config instead of the clusters' own)
 launch() {
   : >"$5"
-  start_mc_server "$1" "$5" "$2" --config "$WORK/clusters/config.yaml" --bind 127.0.0.1 --port "$3" \
+  start_mc_server "$1" "$5" "$2" --config "${LAUNCH_CONFIG:-$WORK/clusters/config.yaml}" --bind 127.0.0.1 --port "$3" \
     --storage "$4" --no-cli-config --namespace default
   until http_ready "$3" 2>/dev/null; do
     kill -0 "${!1}" 2>/dev/null || { tail "$5" >&2; fail "$2 exited"; }
@@ -449,6 +451,37 @@ bench_watch() {
   stop_server
 }
 
+# What keeping history costs a change on its way to being visible: two servers of this build on
+# the same clusters at the same time, history on (the default) and `history: {enabled: false}`,
+# each with its own SQLite store, watched change by change as bench_watch watches one build
+# against another (`vs_` is history off). Each server's /v1/clusters shows afterwards that one
+# kept revisions and the other none, or the run fails.
+bench_watch_history() {
+  local rate=${1:-1000}
+  cp "$WORK/clusters/config.yaml" "$WORK/history-off.yaml"
+  printf '\nhistory: {enabled: false}\n' >>"$WORK/history-off.yaml"
+  start_server "sqlite://$WORK/history-on.db"
+  LAUNCH_CONFIG=$WORK/history-off.yaml launch VS_PID "$TARGET/mc-server" "$PORT1" \
+    "sqlite://$WORK/history-off.db" "$WORK/server-off.log"
+  "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --vs "http://127.0.0.1:$PORT1" \
+    --rate "$rate" --seconds 20 \
+    "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" \
+    >"$WORK/visibility.json"
+  # The totals in /v1/clusters are read from the store every 30 s.
+  # shellcheck disable=SC2317 # called through wait_for
+  history_kept() {
+    curl -fsS "${AUTH[@]}" "http://127.0.0.1:$1/v1/clusters" | python3 -c '
+import json, sys
+sys.exit(0 if sum(c.get("historyRevisions") or 0 for c in json.load(sys.stdin)) > 0 else 1)'
+  }
+  wait_for 45 "$SERVER_PID" history_kept "$PORT" || fail "the server with history on shows no revision in /v1/clusters"
+  curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" >"$WORK/clusters-on.json"
+  curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT1/v1/clusters" >"$WORK/clusters-off.json"
+  python3 scripts/bench/watch_history.py "$WORK/visibility.json" "$WORK/clusters-on.json" "$WORK/clusters-off.json"
+  stop_job "$VS_PID"; VS_PID=""
+  stop_server
+}
+
 # What a replica costs when replicas share PostgreSQL and split the clusters (one Lease per
 # cluster), against one replica that syncs them all: RSS, sockets, idle CPU of each process over
 # 30 s, and the Lease requests the master's API server answers per second meanwhile.
@@ -608,7 +641,7 @@ bench_search() {
 # and tee ends when the bench has.
 exec {STDOUT_FD}>&1 > >(tee "$WORK/figures.jsonl")
 FIGURES_PID=$!
-"bench_$MODE" "$N"
+"bench_${MODE//-/_}" "$N"
 exec >&"$STDOUT_FD" {STDOUT_FD}>&-
 wait "$FIGURES_PID"
 inputs=(clusters="${#CLUSTERS[@]}" n="$N" server="${MC_BENCH_SERVER:-}" binaries="${MC_BENCH_TARGET:-}")
@@ -625,6 +658,7 @@ case $MODE in
   tree) inputs+=(objects="$N" tree_pods=1000 runs=50 "backends=sqlite,postgres") ;;
   search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
+  watch-history) inputs+=(rate="$N" seconds=20 backends=sqlite "vs_build=this build, history off") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
   logs) inputs+=(log_mb="$N" runs=3 backends=sqlite) ;;
