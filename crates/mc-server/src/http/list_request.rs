@@ -80,6 +80,12 @@ impl ListRequest {
                     }
                 }
                 _ => match k.strip_prefix("labels[").and_then(|s| s.strip_suffix(']')) {
+                    Some(_) if r.labels.len() == params::MAX_LABEL_FILTERS => {
+                        return Err(ApiError::bad_request(format!(
+                            "more than {} labels[…] filters; give the rest in labelSelector",
+                            params::MAX_LABEL_FILTERS
+                        )));
+                    }
                     Some(key) if !key.is_empty() => r.labels.push((key.to_string(), v)),
                     _ => {
                         return Err(ApiError::bad_request(format!("unknown query parameter {}", quoted(&k))));

@@ -28,6 +28,10 @@ pub const MAX_LABEL: usize = 63;
 pub const MAX_NAME: usize = 253;
 /// Longest selector or continue token.
 pub const MAX_TEXT: usize = 4096;
+/// Most `labels[key]=value` filters one request may carry.
+pub const MAX_LABEL_FILTERS: usize = 16;
+/// Longest label key (a DNS-1123 subdomain prefix, `/`, and a name of 63).
+pub const MAX_LABEL_KEY: usize = MAX_NAME + 1 + MAX_LABEL;
 
 /// Whether a path belongs to the Kubernetes API (its errors are `Status` objects) rather than
 /// to `/v1` and the probes (`{"error": ...}`).
@@ -108,6 +112,9 @@ fn max_len(key: &str) -> usize {
 
 /// Checks the length of one query parameter's value.
 pub fn check_len(key: &str, value: &str) -> ApiResult<()> {
+    if let Some(label) = key.strip_prefix("labels[").and_then(|k| k.strip_suffix(']')) {
+        check_label_key(label)?;
+    }
     let max = max_len(key);
     if value.len() > max {
         return Err(ApiError::bad_request(format!(
@@ -126,10 +133,26 @@ pub fn check_len(key: &str, value: &str) -> ApiResult<()> {
 }
 
 /// Parameters whose every valid value is printable ASCII: selectors (label keys and values,
-/// field paths, object names) and continue tokens. Refusing the rest keeps the longest allowed
-/// URI within what the HTTP layer reads.
+/// field paths, object names), `labels[…]` values and continue tokens. Refusing the rest keeps
+/// the longest allowed URI within what the HTTP layer reads.
 fn is_ascii_only(key: &str) -> bool {
-    matches!(key, "labelSelector" | "fieldSelector" | "continue")
+    matches!(key, "labelSelector" | "fieldSelector" | "continue") || key.starts_with("labels[")
+}
+
+/// The key of a `labels[key]` filter: as long as a label key may be, printable ASCII.
+fn check_label_key(key: &str) -> ApiResult<()> {
+    if key.len() > MAX_LABEL_KEY {
+        return Err(ApiError::bad_request(format!(
+            "the label key of a labels[…] filter is {} characters long; at most {MAX_LABEL_KEY} are allowed",
+            key.len()
+        )));
+    }
+    if !key.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return Err(ApiError::bad_request(
+            "the label key of a labels[…] filter may hold printable ASCII characters only",
+        ));
+    }
+    Ok(())
 }
 
 /// A cluster the registry knows (404 naming the known ones otherwise).
@@ -533,6 +556,17 @@ mod tests {
         assert_eq!(rest.json().as_array().unwrap().len(), 2);
     }
 
+    #[tokio::test]
+    async fn label_filters_are_bounded_in_number() {
+        let api = TestApi::new().await;
+        let filters = |n: usize| (0..n).map(|i| format!("&labels[k{i}]=v")).collect::<String>();
+        let sixteen = api.get(&format!("/v1/list?gvr=v1/secrets{}", filters(16))).await;
+        assert_eq!(sixteen.status, StatusCode::OK, "{}", sixteen.text());
+        let message =
+            api.get(&format!("/v1/list?gvr=v1/secrets{}", filters(17))).await.error(StatusCode::BAD_REQUEST);
+        assert!(message.contains("more than 16 labels"), "{message}");
+    }
+
     #[test]
     fn lengths_are_bounded_per_parameter() {
         assert!(super::check_len("namespace", &"n".repeat(63)).is_ok());
@@ -544,6 +578,11 @@ mod tests {
         assert!(super::check_len("fieldSelector", "metadata.name=\u{1f600}").is_err());
         assert!(super::check_len("continue", "abc\n").is_err());
         assert!(super::check_len("name", "wéb").is_ok());
+        assert!(super::check_len("labels[app]", "web").is_ok());
+        assert!(super::check_len("labels[app]", "wéb").unwrap_err().message.contains("ASCII"));
+        assert!(super::check_len("labels[äpp]", "web").unwrap_err().message.contains("ASCII"));
+        let long_key = format!("labels[{}]", "k".repeat(318));
+        assert!(super::check_len(&long_key, "web").unwrap_err().message.contains("317"));
     }
 
     #[test]
