@@ -204,12 +204,37 @@ pub struct IndexState {
     pub scanning: bool,
 }
 
-/// Whether a sweep of the index is under way, and whether the index waits for the end of a
-/// first sync (shared by a store's clones).
+/// Whether a sweep of the index is under way, whether the index waits for the end of a first
+/// sync, the rows the sweep wrote so far and why its last run failed (shared by a store's
+/// clones).
 #[derive(Debug, Default)]
 pub(super) struct Progress {
     sweeping: std::sync::atomic::AtomicBool,
     deferred: std::sync::atomic::AtomicBool,
+    written: std::sync::atomic::AtomicU64,
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+/// Where the building of the index stands, as `/readyz` and `/metrics` tell it
+/// ([`Store::search_index_building`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Building {
+    /// Waiting for the end of the clusters' first sync.
+    Deferred,
+    /// Going over every object; the rows written so far.
+    Sweeping(u64),
+    /// The last run failed (why); it is retried.
+    Failed(String),
+}
+
+impl std::fmt::Display for Building {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Building::Deferred => f.write_str("the search index is built after the first sync of the clusters"),
+            Building::Sweeping(n) => write!(f, "the search index is being built: {n} objects' rows written so far"),
+            Building::Failed(why) => write!(f, "building the search index failed ({why}); retrying"),
+        }
+    }
 }
 
 /// [`Progress`], shared.
@@ -282,8 +307,15 @@ impl Store {
     /// incomplete (the writer keeps no rows); with it on, ends a deferral, and if the index is
     /// marked incomplete (deferred, an upgraded store, or one that ran with search off) goes over
     /// every object, a page at a time, writing the rows missing or differing, then marks it
-    /// complete. Returns how many rows it wrote.
+    /// complete. Returns how many rows it wrote. A failure is kept for
+    /// [`Store::search_index_building`] until a later call succeeds.
     pub async fn complete_search_index(&self) -> Result<u64> {
+        let done = self.complete().await;
+        self.set_failed(done.as_ref().err().map(ToString::to_string));
+        done
+    }
+
+    async fn complete(&self) -> Result<u64> {
         let mut tx = self.begin(true).await?;
         if !self.search {
             let mut b = Builder::new(tx.dialect, "UPDATE search_state SET complete = ");
@@ -297,10 +329,41 @@ impl Store {
         if self.search_index_state().await?.complete {
             return Ok(0);
         }
+        self.sweeping.written.store(0, Relaxed);
         self.sweeping.sweeping.store(true, Relaxed);
         let done = self.sweep().await;
         self.sweeping.sweeping.store(false, Relaxed);
-        done
+        let written = done?;
+        if self.backend() == Backend::Postgres {
+            // The planner's statistics of a table just filled: without them it guesses how
+            // many rows a trigram condition keeps, and may scan rather than use the index.
+            let mut tx = self.begin(true).await?;
+            tx.execute(Builder::new(tx.dialect, "ANALYZE search_texts").finish()).await?;
+            tx.commit().await?;
+        }
+        Ok(written)
+    }
+
+    fn set_failed(&self, why: Option<String>) {
+        if let Ok(mut failed) = self.sweeping.failed.lock() {
+            *failed = why;
+        }
+    }
+
+    /// Where the building of the index stands; `None` when nothing is under way, waiting or
+    /// failed (this process's view: the index may still be incomplete, as
+    /// [`Store::search_index_state`] tells, until a start with search on builds it).
+    pub fn search_index_building(&self) -> Option<Building> {
+        if !self.search {
+            return None;
+        }
+        if self.sweeping.deferred.load(Relaxed) {
+            return Some(Building::Deferred);
+        }
+        if self.sweeping.sweeping.load(Relaxed) {
+            return Some(Building::Sweeping(self.sweeping.written.load(Relaxed)));
+        }
+        self.sweeping.failed.lock().ok().and_then(|f| f.clone()).map(Building::Failed)
     }
 
     /// Goes over every object a page at a time; a page whose transaction failed in a way worth
@@ -314,6 +377,7 @@ impl Store {
                 Ok(Some((last, n))) => {
                     (after, failures) = (last, 0);
                     written += n;
+                    self.sweeping.written.store(written, Relaxed);
                 }
                 Ok(None) => return Ok(written),
                 Err(e) if e.is_retryable() && failures < 5 => {
