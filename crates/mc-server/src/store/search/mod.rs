@@ -230,8 +230,12 @@ pub enum Building {
 impl std::fmt::Display for Building {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Building::Deferred => f.write_str("the search index is built after the first sync of the clusters"),
-            Building::Sweeping(n) => write!(f, "the search index is being built: {n} objects' rows written so far"),
+            Building::Deferred => {
+                f.write_str("the search index is built after the first sync of the clusters")
+            }
+            Building::Sweeping(n) => {
+                write!(f, "the search index is being built: {n} objects' rows written so far")
+            }
             Building::Failed(why) => write!(f, "building the search index failed ({why}); retrying"),
         }
     }
@@ -336,9 +340,15 @@ impl Store {
         let written = done?;
         if self.backend() == Backend::Postgres {
             // The planner's statistics of a table just filled: without them it guesses how
-            // many rows a trigram condition keeps, and may scan rather than use the index.
+            // many rows a trigram condition keeps, and may scan rather than use the index. And
+            // the GIN index's pending list (rows inserted but not yet sorted into the index,
+            // up to 4 MB), which every search reads through until a vacuum empties it.
             let mut tx = self.begin(true).await?;
-            tx.execute(Builder::new(tx.dialect, "ANALYZE search_texts").finish()).await?;
+            let d = tx.dialect;
+            tx.execute(Builder::new(d, "ANALYZE search_texts").finish()).await?;
+            let mut b = Builder::new(d, "SELECT gin_clean_pending_list(i) FROM (SELECT to_regclass(");
+            b.bind(PG_INDEX).push(") AS i) s WHERE i IS NOT NULL");
+            tx.fetch(b.finish(), &[Col::Int]).await?;
             tx.commit().await?;
         }
         Ok(written)
@@ -530,6 +540,18 @@ fn like_pattern(needle: &str) -> String {
     p
 }
 
+/// A phrase of FTS5's query syntax: the text as is, a substring match with the trigram
+/// tokenizer.
+fn fts_phrase(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// The namespace's line of the searched texts (`ns\tNAME`, always their first: see [`text`]),
+/// when the query is restricted to one namespace.
+fn namespace_line(q: &SearchQuery) -> Option<String> {
+    q.namespace.as_deref().filter(|ns| !ns.is_empty()).map(|ns| format!("ns\t{ns}"))
+}
+
 /// The candidates' query: rows whose name (`names_only`) or any field holds the text, within
 /// the query's filters, at most [`CANDIDATES`].
 fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_only: bool) -> Stmt {
@@ -539,10 +561,17 @@ fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_onl
     match backend {
         Backend::Sqlite => {
             // A phrase of trigrams is a substring match, case ignored (the tokenizer's default).
-            let phrase = format!("\"{}\"", q.text.replace('"', "\"\""));
-            let matched = if names_only { format!("name : {phrase}") } else { phrase };
-            b.push(" FROM search_fts JOIN search_texts r ON r.id = search_fts.rowid WHERE search_fts MATCH ");
-            b.bind(matched);
+            // The names have an index of their own: `search_fts` does not tell its trigrams apart
+            // by column, and a column filter there reads every field's occurrences.
+            let phrase = fts_phrase(&q.text);
+            let fts = if names_only { "search_names" } else { "search_fts" };
+            b.push(&format!(" FROM {fts} JOIN search_texts r ON r.id = {fts}.rowid WHERE {fts} MATCH "));
+            match namespace_line(q) {
+                // The index finds the namespace too: a text every object holds is not read
+                // through for the few of one namespace (the SQL filter below stays exact).
+                Some(line) if !names_only => b.bind(format!("{phrase} AND {}", fts_phrase(&line))),
+                _ => b.bind(phrase),
+            };
         }
         Backend::Postgres => {
             let pattern = like_pattern(needle);
@@ -551,6 +580,11 @@ fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_onl
                 b.push(" OR r.body ILIKE ").bind(pattern.as_str());
             }
             b.push(")");
+            if let Some(line) = namespace_line(q).filter(|_| !names_only) {
+                // As on SQLite: the trigram index finds the namespace; without it the planner
+                // scans the table for a text found everywhere.
+                b.push(" AND r.body ILIKE ").bind(like_pattern(&line));
+            }
         }
         Backend::MySql => {
             let pattern = like_pattern(needle);
