@@ -7,7 +7,9 @@
 //! after the batch's objects, removed with its object by a trigger on `resources` (any deletion:
 //! an event's, a relist's, a type's or a cluster's). Each backend indexes it its own way:
 //! - SQLite: an FTS5 table with the trigram tokenizer over `search_texts` (external content,
-//!   kept by triggers), asked with `MATCH "text"`, a substring match;
+//!   kept by triggers), asked with `MATCH "text"`, a substring match, and one over the names
+//!   alone (`search_names`) for the names' query: FTS5 does not tell a trigram's columns apart,
+//!   so a column filter would read every field's occurrences;
 //! - PostgreSQL: a `pg_trgm` GIN index over the name and the text, asked with `ILIKE
 //!   '%text%'`; without the extension the same query scans the table, and answers say so;
 //! - MySQL/MariaDB: no trigram index (InnoDB's full-text parsers cut words, not substrings): a
@@ -15,7 +17,9 @@
 //!
 //! A search fetches at most [`CANDIDATES`] rows whose any field matches, and when more do, as
 //! many whose name matches, each restricted in SQL to the types, clusters and namespaces the caller may read; then
-//! ranks them in Rust ([`rank`]). Texts shorter than a trigram ([`MIN_TEXT`]) are refused.
+//! ranks them in Rust ([`rank`]). Texts shorter than a trigram ([`MIN_TEXT`]) are refused. A
+//! search within one namespace asks the index for the namespace's line too, so that a text
+//! every object holds is not read through for the few of that namespace.
 //!
 //! `search_state.complete` says whether every object's row is there and current. A start with
 //! search off clears it (the writer keeps no rows then); a start with search on goes over every
@@ -339,19 +343,25 @@ impl Store {
         self.sweeping.sweeping.store(false, Relaxed);
         let written = done?;
         if self.backend() == Backend::Postgres {
-            // The planner's statistics of a table just filled: without them it guesses how
-            // many rows a trigram condition keeps, and may scan rather than use the index. And
-            // the GIN index's pending list (rows inserted but not yet sorted into the index,
-            // up to 4 MB), which every search reads through until a vacuum empties it.
-            let mut tx = self.begin(true).await?;
-            let d = tx.dialect;
-            tx.execute(Builder::new(d, "ANALYZE search_texts").finish()).await?;
-            let mut b = Builder::new(d, "SELECT gin_clean_pending_list(i) FROM (SELECT to_regclass(");
-            b.bind(PG_INDEX).push(") AS i) s WHERE i IS NOT NULL");
-            tx.fetch(b.finish(), &[Col::Int]).await?;
-            tx.commit().await?;
+            // Only faster searches depend on it, and autovacuum does the same later: a role that
+            // does not own the index may not empty its list, and the index is built anyway.
+            let _ = self.tidy_postgres_index().await;
         }
         Ok(written)
+    }
+
+    /// PostgreSQL after a build: the planner's statistics of the table just filled (without
+    /// them it guesses how many rows a trigram condition keeps, and may scan rather than use
+    /// the index), and the GIN index's pending list emptied (rows inserted but not yet sorted
+    /// into the index, up to 4 MB, which every search reads through until a vacuum empties it).
+    async fn tidy_postgres_index(&self) -> Result<()> {
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        tx.execute(Builder::new(d, "ANALYZE search_texts").finish()).await?;
+        let mut b = Builder::new(d, "SELECT gin_clean_pending_list(i) FROM (SELECT to_regclass(");
+        b.bind(PG_INDEX).push(") AS i) s WHERE i IS NOT NULL");
+        tx.fetch(b.finish(), &[Col::Int]).await?;
+        tx.commit().await
     }
 
     fn set_failed(&self, why: Option<String>) {
