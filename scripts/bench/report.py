@@ -290,8 +290,17 @@ def search_row(doc):
                ", the index kept row by row")
             + f"; {searches}; "
             f"{f['runs']} runs each.")
-        ok = f["search_ms_p99_worst"] <= 100 and f["write_on_vs_off"] >= 0.85 and f["objects"] >= 1_000_000
-        met.append(f"{backend}: {yes(ok)}" + ("" if f["objects"] >= 1_000_000 else f" (at {num(f['objects'])} pods)"))
+        # The target is the issue's five searches; the common term within one namespace, a worst
+        # case measured beside them, is said apart.
+        issue = [q for q in queries if q != "common_in_namespace"]
+        worst = max(f[f"search_{q}_ms_p99"] for q in issue)
+        ok = worst <= 100 and f["write_on_vs_off"] >= 0.85 and f["objects"] >= 1_000_000
+        apart = ""
+        if "common_in_namespace" in queries:
+            p99 = f["search_common_in_namespace_ms_p99"]
+            apart = f" (common in namespace p99 {num(p99)} ms: {yes(p99 <= 100)})"
+        met.append(f"{backend}: {yes(ok)}{apart}"
+                   + ("" if f["objects"] >= 1_000_000 else f" (at {num(f['objects'])} pods)"))
     what = f"`search` in the store alone, {num(doc['inputs'].get('pods', doc['inputs'].get('n')))} pods, index off vs on"
     return what, "<br>".join(lines), "; ".join(met) or "—"
 
