@@ -292,9 +292,11 @@ def replicas_row(doc):
 
 def search_row(doc):
     lines, met = [], []
-    queries = ("image_tag", "name_prefix", "annotation_value", "rare", "common")
     for f in doc["figures"]:
         backend = BACKENDS.get(f.get("backend"), str(f.get("backend")))
+        # The common term within one namespace is measured since 2026-11-28's second run.
+        queries = ("image_tag", "name_prefix", "annotation_value", "rare", "common", "common_in_namespace")
+        queries = [q for q in queries if f"search_{q}_ms_p50" in f]
         searches = ", ".join(
             f"{q.replace('_', ' ')} p50 {num(f[f'search_{q}_ms_p50'])} / p99 {num(f[f'search_{q}_ms_p99'])} ms "
             f"({f[f'search_{q}_hits']} hits)" for q in queries)
@@ -305,8 +307,17 @@ def search_row(doc):
                ", the index kept row by row")
             + f"; {searches}; "
             f"{f['runs']} runs each.")
-        ok = f["search_ms_p99_worst"] <= 100 and f["write_on_vs_off"] >= 0.85 and f["objects"] >= 1_000_000
-        met.append(f"{backend}: {yes(ok)}" + ("" if f["objects"] >= 1_000_000 else f" (at {num(f['objects'])} pods)"))
+        # The target is the issue's five searches; the common term within one namespace, a worst
+        # case measured beside them, is said apart.
+        issue = [q for q in queries if q != "common_in_namespace"]
+        worst = max(f[f"search_{q}_ms_p99"] for q in issue)
+        ok = worst <= 100 and f["write_on_vs_off"] >= 0.85 and f["objects"] >= 1_000_000
+        apart = ""
+        if "common_in_namespace" in queries:
+            p99 = f["search_common_in_namespace_ms_p99"]
+            apart = f" (common in namespace p99 {num(p99)} ms: {yes(p99 <= 100)})"
+        met.append(f"{backend}: {yes(ok)}{apart}"
+                   + ("" if f["objects"] >= 1_000_000 else f" (at {num(f['objects'])} pods)"))
     what = f"`search` in the store alone, {num(doc['inputs'].get('pods', doc['inputs'].get('n')))} pods, index off vs on"
     return what, "<br>".join(lines), "; ".join(met) or "—"
 

@@ -29,7 +29,9 @@ async fn healthz() -> Json<serde_json::Value> {
 }
 
 /// 200 only when every cluster was tried and every Ready one finished its initial sync (and the
-/// indexes deferred for a first sync are built).
+/// indexes deferred for a first sync are built). The search index being built (or failing to)
+/// leaves it ready, saying so in `search_index`: lists and gets are complete, and searches carry
+/// a Warning meanwhile.
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     if !state.membership.restore_tried() {
         return Err(ApiError::unavailable(match state.membership.restore_error() {
@@ -51,7 +53,11 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
     if let Some(why) = state.store.pending_indexes() {
         return Err(ApiError::unavailable(format!("not ready: {why}")));
     }
-    Ok(Json(json!({"status": "ready"})))
+    let mut ready = json!({"status": "ready"});
+    if let Some(building) = state.store.search_index_building() {
+        ready["search_index"] = json!(building.to_string());
+    }
+    Ok(Json(ready))
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
@@ -61,6 +67,7 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
          # TYPE mc_token_reviews_total counter\nmc_token_reviews_total {}\n",
         state.reviewer.reviews_sent()
     ));
+    body.push_str(&super::search::metrics(&state.store));
     if let Some(oidc) = &state.oidc {
         body.push_str(&oidc.metrics());
     }

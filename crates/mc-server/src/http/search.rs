@@ -17,7 +17,8 @@ use super::list_request::resolve_type;
 use super::warnings::add_warnings;
 use super::{ApiError, ApiResult, AppState, QUERY_TIMEOUT, bounded, params};
 use crate::identity::Caller;
-use crate::store::search::{SearchError, SearchQuery, TypeScope, check_text};
+use crate::store::Store;
+use crate::store::search::{Building, SearchError, SearchQuery, TypeScope, check_text};
 
 /// Routes of this module.
 pub fn router() -> Router<AppState> {
@@ -202,4 +203,33 @@ async fn search(
     let mut resp = Json(items).into_response();
     add_warnings(&mut resp, warnings);
     Ok(resp)
+}
+
+/// The search index's lines of `/metrics` (none with search off): whether it waits for the first
+/// sync, is being built or retries a failed build, and the rows the build wrote so far.
+pub(super) fn metrics(store: &Store) -> String {
+    if !store.keeps_search_index() {
+        return String::new();
+    }
+    let building = store.search_index_building();
+    let mut out = String::from(
+        "# HELP mc_search_index_building 1 in the state the search index's build is in: deferred (waiting for the first sync), sweeping (writing every object's row) or failed (retrying); all 0 once built.\n\
+         # TYPE mc_search_index_building gauge\n",
+    );
+    for (state, on) in [
+        ("deferred", matches!(building, Some(Building::Deferred))),
+        ("sweeping", matches!(building, Some(Building::Sweeping(_)))),
+        ("failed", matches!(building, Some(Building::Failed(_)))),
+    ] {
+        out.push_str(&format!("mc_search_index_building{{state=\"{state}\"}} {}\n", u8::from(on)));
+    }
+    let written = match building {
+        Some(Building::Sweeping(n)) => n,
+        _ => 0,
+    };
+    out.push_str(&format!(
+        "# HELP mc_search_index_rows_written Rows of the search index written by the build under way.\n\
+         # TYPE mc_search_index_rows_written gauge\nmc_search_index_rows_written {written}\n"
+    ));
+    out
 }

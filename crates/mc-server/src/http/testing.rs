@@ -74,6 +74,9 @@ pub struct Setup {
     pub history: bool,
     /// Search off (`search.enabled: false`).
     pub search_off: bool,
+    /// The search index deferred for the first sync, as the server does for an empty store:
+    /// the fixture's objects have no index rows until `complete_search_index` runs.
+    pub search_deferred: bool,
 }
 
 /// A server's state and router over a store filled with [`fixture`] objects.
@@ -346,6 +349,9 @@ impl TestApi {
     pub async fn with(setup: Setup) -> Self {
         let store = Store::connect("sqlite::memory:").await.expect("in-memory store");
         let store = if setup.search_off { store } else { store.keep_search_index() };
+        if setup.search_deferred {
+            assert!(store.defer_search_index().await.expect("search index deferred"));
+        }
         let store =
             if setup.history { store.record_history(crate::store::HistoryRules::default()) } else { store };
         for cluster in CLUSTERS {

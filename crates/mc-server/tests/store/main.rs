@@ -92,6 +92,7 @@ conformance!(
     search_keeps_to_the_filters_and_rights_in_the_query,
     search_index_is_completed_after_a_start_with_search_off,
     search_index_deferred_for_a_first_sync_is_built_after_it,
+    search_of_a_text_every_object_holds_still_finds_the_names,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -197,6 +197,8 @@ pub async fn search_keeps_to_the_filters_and_rights_in_the_query(ctx: Ctx) {
             vec![
                 Change::Upsert(pod("team-a", "app-a", "img:tag")),
                 Change::Upsert(pod("team-b", "app-b", "img:tag")),
+                // A namespace the other's name starts: not in team-b's answers.
+                Change::Upsert(pod("team-bb", "app-bb", "img:tag")),
                 Change::Upsert(stored(&configmaps(), "ConfigMap", "team-a", "img-cfg", json!({}))),
             ],
         )
@@ -208,9 +210,9 @@ pub async fn search_keeps_to_the_filters_and_rights_in_the_query(ctx: Ctx) {
         f(&mut q);
         q
     };
-    assert_eq!(s.search(&q(&|_| {})).await.unwrap().hits.len(), 6);
+    assert_eq!(s.search(&q(&|_| {})).await.unwrap().hits.len(), 8);
     let in_c2 = s.search(&q(&|q| q.cluster = Some("c2".into()))).await.unwrap();
-    assert!(in_c2.hits.len() == 3 && in_c2.hits.iter().all(|h| h.cluster == "c2"));
+    assert!(in_c2.hits.len() == 4 && in_c2.hits.iter().all(|h| h.cluster == "c2"));
     let in_b = s.search(&q(&|q| q.namespace = Some("team-b".into()))).await.unwrap();
     assert_eq!(names(&in_b), ["c1/team-b/app-b", "c2/team-b/app-b"]);
     let cms = s
@@ -269,4 +271,38 @@ pub async fn search_index_deferred_for_a_first_sync_is_built_after_it(ctx: Ctx) 
     assert_eq!(names(&search(&s, "after-sync").await), ["c1/ns/late"]);
     // A store with objects does not defer.
     assert!(!s.defer_search_index().await.unwrap());
+}
+
+pub async fn search_of_a_text_every_object_holds_still_finds_the_names(ctx: Ctx) {
+    let s = searching(&ctx);
+    // More objects hold the text (in their image) than a search reads; the pods whose name holds
+    // it come last, and some are in a namespace of their own.
+    let mut changes: Vec<Change> = (0..1100)
+        .map(|i| Change::Upsert(pod("bulk", &format!("p-{i:04}"), "everywhere.example/app:1")))
+        .collect();
+    changes.push(Change::Upsert(pod("bulk", "everywhere", "other:1")));
+    changes.push(Change::Upsert(pod("bulk", "not-everywhere-x", "other:1")));
+    changes.push(Change::Upsert(pod("quiet", "q-1", "everywhere.example/app:1")));
+    changes.push(Change::Upsert(pod("quiet", "q-everywhere", "other:1")));
+    s.apply_batch("c1", changes).await.unwrap();
+    let a =
+        s.search(&SearchQuery { text: "everywhere".into(), limit: 3, ..Default::default() }).await.unwrap();
+    assert_eq!(names(&a), ["c1/bulk/everywhere", "c1/bulk/not-everywhere-x", "c1/quiet/q-everywhere"]);
+    assert_eq!(
+        a.hits.iter().map(|h| h.rank).collect::<Vec<_>>(),
+        [Rank::ExactName, Rank::NameSubstring, Rank::NameSubstring]
+    );
+    assert!(a.cut);
+    assert!(a.warnings.iter().any(|w| w.contains("more than 1000 objects match")), "{:?}", a.warnings);
+    // Within one namespace, every object of it is found, the name first.
+    let quiet = SearchQuery {
+        text: "everywhere".into(),
+        namespace: Some("quiet".into()),
+        limit: 10,
+        ..Default::default()
+    };
+    let q = s.search(&quiet).await.unwrap();
+    assert_eq!(names(&q), ["c1/quiet/q-everywhere", "c1/quiet/q-1"]);
+    assert_eq!(q.hits[1].matched, ["image=everywhere.example/app:1"]);
+    assert!(q.warnings.is_empty(), "{:?}", q.warnings);
 }

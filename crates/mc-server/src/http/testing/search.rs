@@ -142,3 +142,47 @@ async fn search_switched_off_says_so() {
     assert_eq!(answer.status, StatusCode::NOT_IMPLEMENTED);
     assert!(answer.error(StatusCode::NOT_IMPLEMENTED).contains("search.enabled: false"), "{}", answer.text());
 }
+
+/// The `mc_search_index_building` line of `state`, and the rows written.
+async fn building_metric(api: &TestApi, state: &str) -> String {
+    let metrics = api.get("/metrics").await.text();
+    let line = metrics
+        .lines()
+        .find(|l| l.starts_with(&format!("mc_search_index_building{{state=\"{state}\"}}")))
+        .unwrap_or_else(|| panic!("no {state} line in {metrics}"));
+    line.rsplit(' ').next().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn readyz_and_metrics_tell_the_search_index_build() {
+    let api = TestApi::with(Setup { search_deferred: true, ..Setup::default() }).await;
+    // Deferred for the first sync: ready (lists are whole), saying so; searches find nothing.
+    let ready = api.get("/readyz").await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.text());
+    assert_eq!(
+        ready.json()["search_index"],
+        json!("the search index is built after the first sync of the clusters")
+    );
+    assert_eq!(building_metric(&api, "deferred").await, "1");
+    assert_eq!(building_metric(&api, "sweeping").await, "0");
+    let early = api.get("/v1/search?q=web").await;
+    assert!(early.array().is_empty(), "{}", early.text());
+    assert!(early.warnings().iter().any(|w| w.contains("after the first sync")), "{:?}", early.warnings());
+    // Built: nothing said any more, and the objects are found.
+    let store = api.state.store.clone();
+    assert!(store.complete_search_index().await.unwrap() > 0);
+    assert_eq!(api.get("/readyz").await.json(), json!({"status": "ready"}));
+    assert_eq!(building_metric(&api, "deferred").await, "0");
+    assert_eq!(building_metric(&api, "failed").await, "0");
+    assert_eq!(found(&api.get("/v1/search?q=web&limit=1").await.array()), ["beta/Deployment/web"]);
+    // A build that fails (the store closed under it) says why, and stays ready.
+    let state = store.search_index_state().await.unwrap();
+    assert!(state.complete);
+    store.close().await;
+    assert!(store.complete_search_index().await.is_err());
+    let ready = api.get("/readyz").await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.text());
+    let why = ready.json()["search_index"].as_str().unwrap_or_default().to_string();
+    assert!(why.starts_with("building the search index failed ("), "{why}");
+    assert_eq!(building_metric(&api, "failed").await, "1");
+}

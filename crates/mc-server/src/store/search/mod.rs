@@ -7,7 +7,9 @@
 //! after the batch's objects, removed with its object by a trigger on `resources` (any deletion:
 //! an event's, a relist's, a type's or a cluster's). Each backend indexes it its own way:
 //! - SQLite: an FTS5 table with the trigram tokenizer over `search_texts` (external content,
-//!   kept by triggers), asked with `MATCH "text"`, a substring match;
+//!   kept by triggers), asked with `MATCH "text"`, a substring match, and one over the names
+//!   alone (`search_names`) for the names' query: FTS5 does not tell a trigram's columns apart,
+//!   so a column filter would read every field's occurrences;
 //! - PostgreSQL: a `pg_trgm` GIN index over the name and the text, asked with `ILIKE
 //!   '%text%'`; without the extension the same query scans the table, and answers say so;
 //! - MySQL/MariaDB: no trigram index (InnoDB's full-text parsers cut words, not substrings): a
@@ -15,7 +17,9 @@
 //!
 //! A search fetches at most [`CANDIDATES`] rows whose any field matches, and when more do, as
 //! many whose name matches, each restricted in SQL to the types, clusters and namespaces the caller may read; then
-//! ranks them in Rust ([`rank`]). Texts shorter than a trigram ([`MIN_TEXT`]) are refused.
+//! ranks them in Rust ([`rank`]). Texts shorter than a trigram ([`MIN_TEXT`]) are refused. A
+//! search within one namespace asks the index for the namespace's line too, so that a text
+//! every object holds is not read through for the few of that namespace.
 //!
 //! `search_state.complete` says whether every object's row is there and current. A start with
 //! search off clears it (the writer keeps no rows then); a start with search on goes over every
@@ -204,12 +208,41 @@ pub struct IndexState {
     pub scanning: bool,
 }
 
-/// Whether a sweep of the index is under way, and whether the index waits for the end of a
-/// first sync (shared by a store's clones).
+/// Whether a sweep of the index is under way, whether the index waits for the end of a first
+/// sync, the rows the sweep wrote so far and why its last run failed (shared by a store's
+/// clones).
 #[derive(Debug, Default)]
 pub(super) struct Progress {
     sweeping: std::sync::atomic::AtomicBool,
     deferred: std::sync::atomic::AtomicBool,
+    written: std::sync::atomic::AtomicU64,
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+/// Where the building of the index stands, as `/readyz` and `/metrics` tell it
+/// ([`Store::search_index_building`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Building {
+    /// Waiting for the end of the clusters' first sync.
+    Deferred,
+    /// Going over every object; the rows written so far.
+    Sweeping(u64),
+    /// The last run failed (why); it is retried.
+    Failed(String),
+}
+
+impl std::fmt::Display for Building {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Building::Deferred => {
+                f.write_str("the search index is built after the first sync of the clusters")
+            }
+            Building::Sweeping(n) => {
+                write!(f, "the search index is being built: {n} objects' rows written so far")
+            }
+            Building::Failed(why) => write!(f, "building the search index failed ({why}); retrying"),
+        }
+    }
 }
 
 /// [`Progress`], shared.
@@ -282,8 +315,15 @@ impl Store {
     /// incomplete (the writer keeps no rows); with it on, ends a deferral, and if the index is
     /// marked incomplete (deferred, an upgraded store, or one that ran with search off) goes over
     /// every object, a page at a time, writing the rows missing or differing, then marks it
-    /// complete. Returns how many rows it wrote.
+    /// complete. Returns how many rows it wrote. A failure is kept for
+    /// [`Store::search_index_building`] until a later call succeeds.
     pub async fn complete_search_index(&self) -> Result<u64> {
+        let done = self.complete().await;
+        self.set_failed(done.as_ref().err().map(ToString::to_string));
+        done
+    }
+
+    async fn complete(&self) -> Result<u64> {
         let mut tx = self.begin(true).await?;
         if !self.search {
             let mut b = Builder::new(tx.dialect, "UPDATE search_state SET complete = ");
@@ -297,10 +337,53 @@ impl Store {
         if self.search_index_state().await?.complete {
             return Ok(0);
         }
+        self.sweeping.written.store(0, Relaxed);
         self.sweeping.sweeping.store(true, Relaxed);
         let done = self.sweep().await;
         self.sweeping.sweeping.store(false, Relaxed);
-        done
+        let written = done?;
+        if self.backend() == Backend::Postgres {
+            // Only faster searches depend on it, and autovacuum does the same later: a role that
+            // does not own the index may not empty its list, and the index is built anyway.
+            let _ = self.tidy_postgres_index().await;
+        }
+        Ok(written)
+    }
+
+    /// PostgreSQL after a build: the planner's statistics of the table just filled (without
+    /// them it guesses how many rows a trigram condition keeps, and may scan rather than use
+    /// the index), and the GIN index's pending list emptied (rows inserted but not yet sorted
+    /// into the index, up to 4 MB, which every search reads through until a vacuum empties it).
+    async fn tidy_postgres_index(&self) -> Result<()> {
+        let mut tx = self.begin(true).await?;
+        let d = tx.dialect;
+        tx.execute(Builder::new(d, "ANALYZE search_texts").finish()).await?;
+        let mut b = Builder::new(d, "SELECT gin_clean_pending_list(i) FROM (SELECT to_regclass(");
+        b.bind(PG_INDEX).push(") AS i) s WHERE i IS NOT NULL");
+        tx.fetch(b.finish(), &[Col::Int]).await?;
+        tx.commit().await
+    }
+
+    fn set_failed(&self, why: Option<String>) {
+        if let Ok(mut failed) = self.sweeping.failed.lock() {
+            *failed = why;
+        }
+    }
+
+    /// Where the building of the index stands; `None` when nothing is under way, waiting or
+    /// failed (this process's view: the index may still be incomplete, as
+    /// [`Store::search_index_state`] tells, until a start with search on builds it).
+    pub fn search_index_building(&self) -> Option<Building> {
+        if !self.search {
+            return None;
+        }
+        if self.sweeping.deferred.load(Relaxed) {
+            return Some(Building::Deferred);
+        }
+        if self.sweeping.sweeping.load(Relaxed) {
+            return Some(Building::Sweeping(self.sweeping.written.load(Relaxed)));
+        }
+        self.sweeping.failed.lock().ok().and_then(|f| f.clone()).map(Building::Failed)
     }
 
     /// Goes over every object a page at a time; a page whose transaction failed in a way worth
@@ -314,6 +397,7 @@ impl Store {
                 Ok(Some((last, n))) => {
                     (after, failures) = (last, 0);
                     written += n;
+                    self.sweeping.written.store(written, Relaxed);
                 }
                 Ok(None) => return Ok(written),
                 Err(e) if e.is_retryable() && failures < 5 => {
@@ -466,6 +550,18 @@ fn like_pattern(needle: &str) -> String {
     p
 }
 
+/// A phrase of FTS5's query syntax: the text as is, a substring match with the trigram
+/// tokenizer.
+fn fts_phrase(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// The namespace's line of the searched texts (`ns\tNAME`, always their first: see [`text`]),
+/// when the query is restricted to one namespace.
+fn namespace_line(q: &SearchQuery) -> Option<String> {
+    q.namespace.as_deref().filter(|ns| !ns.is_empty()).map(|ns| format!("ns\t{ns}"))
+}
+
 /// The candidates' query: rows whose name (`names_only`) or any field holds the text, within
 /// the query's filters, at most [`CANDIDATES`].
 fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_only: bool) -> Stmt {
@@ -475,10 +571,17 @@ fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_onl
     match backend {
         Backend::Sqlite => {
             // A phrase of trigrams is a substring match, case ignored (the tokenizer's default).
-            let phrase = format!("\"{}\"", q.text.replace('"', "\"\""));
-            let matched = if names_only { format!("name : {phrase}") } else { phrase };
-            b.push(" FROM search_fts JOIN search_texts r ON r.id = search_fts.rowid WHERE search_fts MATCH ");
-            b.bind(matched);
+            // The names have an index of their own: `search_fts` does not tell its trigrams apart
+            // by column, and a column filter there reads every field's occurrences.
+            let phrase = fts_phrase(&q.text);
+            let fts = if names_only { "search_names" } else { "search_fts" };
+            b.push(&format!(" FROM {fts} JOIN search_texts r ON r.id = {fts}.rowid WHERE {fts} MATCH "));
+            match namespace_line(q) {
+                // The index finds the namespace too: a text every object holds is not read
+                // through for the few of one namespace (the SQL filter below stays exact).
+                Some(line) if !names_only => b.bind(format!("{phrase} AND {}", fts_phrase(&line))),
+                _ => b.bind(phrase),
+            };
         }
         Backend::Postgres => {
             let pattern = like_pattern(needle);
@@ -487,6 +590,11 @@ fn select(backend: Backend, d: Dialect, q: &SearchQuery, needle: &str, names_onl
                 b.push(" OR r.body ILIKE ").bind(pattern.as_str());
             }
             b.push(")");
+            if let Some(line) = namespace_line(q).filter(|_| !names_only) {
+                // As on SQLite: the trigram index finds the namespace; without it the planner
+                // scans the table for a text found everywhere.
+                b.push(" AND r.body ILIKE ").bind(like_pattern(&line));
+            }
         }
         Backend::MySql => {
             let pattern = like_pattern(needle);
