@@ -8,7 +8,7 @@ use mc_types::Gvr;
 use super::super::backend::Tx;
 use super::super::statement::{Builder, Col, Row};
 use super::super::{Error, Namespaces, Query, RawObject, Result, Store, sql};
-use super::encoding;
+use super::encoding::Decoder;
 use super::record::{ADDED, DELETED, MODIFIED};
 
 /// What a revision records.
@@ -130,12 +130,13 @@ fn cols(objects: bool) -> &'static [Col] {
     if objects { &COLS_WITH_OBJECT } else { &COLS }
 }
 
-pub(super) fn revision(mut r: Row, objects: bool) -> Result<Revision> {
+/// A revision from its row; its object decoded by `decoder` when `objects`.
+pub(super) fn revision(mut r: Row, objects: bool, decoder: &mut Decoder) -> Result<Revision> {
     let id = r.int(0);
     let seen = r.int(11);
     let encoding = r.int(14);
     let object = match objects.then(|| r.opt_bytes(15)).flatten() {
-        Some(bytes) => encoding::decode(id, encoding, bytes)?,
+        Some(bytes) => decoder.decode(id, encoding, bytes)?,
         None => None,
     };
     Ok(Revision {
@@ -229,15 +230,17 @@ pub(super) async fn by_ids(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Revision>> {
     }
     let mut found = Vec::with_capacity(rows.len());
     if rows.len() <= DECODE_CHUNK {
+        let mut decoder = Decoder::default();
         for r in rows {
-            found.push(revision(r, true)?);
+            found.push(revision(r, true, &mut decoder)?);
         }
     } else {
         let mut parts = Vec::new();
         while !rows.is_empty() {
             let part: Vec<Row> = rows.drain(..rows.len().min(DECODE_CHUNK)).collect();
             parts.push(tokio::task::spawn_blocking(move || {
-                part.into_iter().map(|r| revision(r, true)).collect::<Result<Vec<_>>>()
+                let mut decoder = Decoder::default();
+                part.into_iter().map(|r| revision(r, true, &mut decoder)).collect::<Result<Vec<_>>>()
             }));
         }
         for part in parts {
@@ -261,8 +264,9 @@ impl Store {
             let mut b = select(tx.dialect, objects);
             push_scope(&mut b, gvr, &cluster, namespaces.as_deref(), q, "");
             b.push(" ORDER BY id DESC LIMIT ").bind(i64::try_from(limit).unwrap_or(i64::MAX));
+            let mut decoder = Decoder::default();
             for r in tx.fetch(b.finish(), cols(objects)).await? {
-                found.push(revision(r, objects)?);
+                found.push(revision(r, objects, &mut decoder)?);
             }
         }
         tx.commit().await?;
@@ -301,8 +305,9 @@ impl Store {
             push_scope(&mut b, gvr, &cluster, namespaces.as_deref(), q, "");
             b.push(" AND \"change\" = ").bind(DELETED).push(" AND at >= ").bind(since_ms);
             b.push(" ORDER BY id");
+            let mut decoder = Decoder::default();
             for r in tx.fetch(b.finish(), &COLS_WITH_OBJECT).await? {
-                found.push(revision(r, true)?);
+                found.push(revision(r, true, &mut decoder)?);
             }
         }
         tx.commit().await?;

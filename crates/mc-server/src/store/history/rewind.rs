@@ -17,6 +17,7 @@ use mc_types::Gvr;
 use super::super::backend::Tx;
 use super::super::statement::{Builder, Col};
 use super::super::{Error, Query, RawObject, Result, Store, sql};
+use super::encoding::Decoder;
 use super::read::{COLS, COLUMNS, Revision, by_ids, clusters, needs_type, push_scope, revision};
 use super::record::DELETED;
 
@@ -57,7 +58,7 @@ async fn current(tx: &mut Tx, scope: impl FnOnce(&mut Builder)) -> Result<HashMa
         let uid = row.text(15);
         let resource_version = row.opt_text(16).unwrap_or_default();
         let text = row.text(17);
-        let revision = revision(row, false)?;
+        let revision = revision(row, false, &mut Decoder::default())?;
         let object = RawObject::from_text(text).map_err(|e| {
             Error::Corrupt(format!(
                 "object {}/{} of cluster {}: {e}",
