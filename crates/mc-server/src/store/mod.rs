@@ -75,7 +75,7 @@ use pending::Pending;
 pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
 pub use raw::RawObject;
 use read::{each_key, objects_by_id};
-pub use related::RelatedObject;
+pub use related::{RelatedObject, RelatedReads};
 use sql::SqlFilter;
 use statement::{Col, Row, Stmt};
 #[cfg(test)]
