@@ -29,7 +29,8 @@ async fn healthz() -> Json<serde_json::Value> {
 }
 
 /// 200 only when every cluster was tried and every Ready one finished its initial sync (and the
-/// indexes deferred for a first sync are built).
+/// indexes deferred for a first sync are built); with `warnings` when answers are exact but
+/// slower than they should be (the field kept for counts could not be written).
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     if !state.membership.restore_tried() {
         return Err(ApiError::unavailable(match state.membership.restore_error() {
@@ -51,6 +52,10 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
     if let Some(why) = state.store.pending_indexes() {
         return Err(ApiError::unavailable(format!("not ready: {why}")));
     }
+    // Answers stay exact, only slower: ready, with the reason.
+    if let Some(why) = state.store.count_fields_problem() {
+        return Ok(Json(json!({"status": "ready", "warnings": [why]})));
+    }
     Ok(Json(json!({"status": "ready"})))
 }
 
@@ -60,6 +65,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         "# HELP mc_token_reviews_total TokenReviews sent to the master cluster (kept answers are not counted).\n\
          # TYPE mc_token_reviews_total counter\nmc_token_reviews_total {}\n",
         state.reviewer.reviews_sent()
+    ));
+    body.push_str(&format!(
+        "# HELP mc_count_fields_fill_failing 1 while writing the field kept for counts of stored objects fails (counts of their types read every object meanwhile).\n\
+         # TYPE mc_count_fields_fill_failing gauge\nmc_count_fields_fill_failing {}\n",
+        u8::from(state.store.count_fields_problem().is_some())
     ));
     if let Some(oidc) = &state.oidc {
         body.push_str(&oidc.metrics());
