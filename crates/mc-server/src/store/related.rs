@@ -182,3 +182,31 @@ fn decode(rows: Vec<super::Row>) -> Result<Vec<RelatedObject>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::store::backend::{postgres, sqlite};
+    use crate::store::statement::Arg;
+
+    fn children(d: crate::store::dialect::Dialect, keys: &[String]) -> crate::store::Stmt {
+        let mut b = Builder::new(d, "");
+        select(&mut b);
+        b.bind("c1").push(" AND ");
+        push_in(&mut b, "owner", keys);
+        b.finish()
+    }
+
+    #[test]
+    fn postgres_binds_the_keys_as_one_array_whatever_their_number() {
+        let keys: Vec<String> = (0..1200).map(|i| format!("u{i}")).collect();
+        let p = children(&postgres::DIALECT, &keys);
+        assert!(p.sql.ends_with("WHERE cluster = $1 AND owner = ANY($2::text[])"), "{}", p.sql);
+        assert_eq!(p.args.len(), 2);
+        assert!(matches!(&p.args[1], Arg::Array(Array::Text(v)) if v.len() == 1200));
+        assert_eq!(children(&postgres::DIALECT, &keys[..3]).sql, p.sql, "one text, kept prepared");
+        let s = children(&sqlite::DIALECT, &keys[..3]);
+        assert!(s.sql.ends_with("WHERE cluster = ? AND owner IN (?, ?, ?)"), "{}", s.sql);
+    }
+}
