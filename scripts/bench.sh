@@ -23,7 +23,8 @@
 # of building them: e.g. a copy that no other build in the same target directory replaces mid-run.
 # MC_BENCH_BUSY and MC_BENCH_QUIET: commands the count and tree benches run their fills under
 # (MC_BENCH_BUSY, e.g. a shared lock) and their timed part under (MC_BENCH_QUIET, e.g. a lock
-# that waits until nothing else runs); none by default.
+# that waits until nothing else runs); none by default. The databases are not started under
+# MC_BENCH_BUSY: their servers would inherit a lock's descriptor and hold it while they run.
 # MC_BENCH_PLAIN_SAMPLE=M: the count bench's plain store (read object by object) holds M pods,
 # its time scaled to N (default: all N); MC_BENCH_PLAIN_RUNS=K: its timed runs (default 3).
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
@@ -562,7 +563,7 @@ bench_history() {
 
 bench_count() {
   local n=${1:-1000000}
-  eval "$(${MC_BENCH_BUSY:-} scripts/testdb up --dir "$WORK/db")"
+  eval "$(scripts/testdb up --dir "$WORK/db")"
   local db kind urls
   db="bench_$(date +%s)"
   for kind in indexed plain expression; do
@@ -595,7 +596,7 @@ fill_then_measure() {
 # the store alone, on SQLite and PostgreSQL (a fresh database each).
 bench_tree() {
   local n=${1:-1000000}
-  eval "$(${MC_BENCH_BUSY:-} scripts/testdb up --dir "$WORK/db")"
+  eval "$(scripts/testdb up --dir "$WORK/db")"
   local db
   db="bench_$(date +%s)"
   PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
