@@ -644,7 +644,7 @@ case $MODE in
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
   count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" "stores=indexed,plain,expression"
     plain_sample="${MC_BENCH_PLAIN_SAMPLE:-$N}" plain_runs="${MC_BENCH_PLAIN_RUNS:-3}") ;;
-  tree) inputs+=(objects="$N" tree_pods=1000 runs=50 "backends=sqlite,postgres") ;;
+  tree) inputs+=(objects="$N" tree_pods=1000 runs=200 "backends=sqlite,postgres") ;;
   search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
-const RUNS: usize = 50;
+const RUNS: usize = 200;
 const TREE_PODS: usize = 1000;
 const NODES: usize = 100;
 
