@@ -22,6 +22,12 @@
 # (MC_BENCH_RESULTS=DIR: elsewhere).
 # MC_BENCH_TARGET=DIR runs the binaries in DIR (mc-server, kubectl-multicluster, examples/) instead
 # of building them: e.g. a copy that no other build in the same target directory replaces mid-run.
+# MC_BENCH_BUSY and MC_BENCH_QUIET: commands the count and tree benches run their fills under
+# (MC_BENCH_BUSY, e.g. a shared lock) and their timed part under (MC_BENCH_QUIET, e.g. a lock
+# that waits until nothing else runs); none by default. The databases are not started under
+# MC_BENCH_BUSY: their servers would inherit a lock's descriptor and hold it while they run.
+# MC_BENCH_PLAIN_SAMPLE=M: the count bench's plain store (read object by object) holds M pods,
+# its time scaled to N (default: all N); MC_BENCH_PLAIN_RUNS=K: its timed runs (default 3).
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
 # bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
 set -euo pipefail
@@ -591,17 +597,32 @@ bench_history() {
 bench_count() {
   local n=${1:-1000000}
   eval "$(scripts/testdb up --dir "$WORK/db")"
-  local db kind
+  local db kind urls
   db="bench_$(date +%s)"
   for kind in indexed plain expression; do
     PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE ${db}_$kind" >&2
   done
+  local sample=()
+  [[ -z ${MC_BENCH_PLAIN_SAMPLE:-} ]] || sample=(--plain-sample "$MC_BENCH_PLAIN_SAMPLE")
+  urls=("sqlite://$WORK/indexed.db" "sqlite://$WORK/plain.db" "sqlite://$WORK/expression.db")
   step "SQLite: $n pods, three stores (indexed, plain, expression)" >&2
-  "$TARGET/examples/count_bench" "sqlite://$WORK/indexed.db" "sqlite://$WORK/plain.db" "sqlite://$WORK/expression.db" "$n"
+  fill_then_measure "$TARGET/examples/count_bench" "${urls[@]}" "$n" "${sample[@]}" --plain-runs "${MC_BENCH_PLAIN_RUNS:-3}"
   rm -f "$WORK"/*.db*
+  urls=("${MC_TEST_POSTGRES_URL%/*}/${db}_indexed" "${MC_TEST_POSTGRES_URL%/*}/${db}_plain" "${MC_TEST_POSTGRES_URL%/*}/${db}_expression")
   step "PostgreSQL: $n pods, three stores (indexed, plain, expression)" >&2
-  "$TARGET/examples/count_bench" "${MC_TEST_POSTGRES_URL%/*}/${db}_indexed" "${MC_TEST_POSTGRES_URL%/*}/${db}_plain" \
-    "${MC_TEST_POSTGRES_URL%/*}/${db}_expression" "$n"
+  fill_then_measure "$TARGET/examples/count_bench" "${urls[@]}" "$n" "${sample[@]}" --plain-runs "${MC_BENCH_PLAIN_RUNS:-3}"
+}
+
+# fill_then_measure BENCH ARGS...: `BENCH ARGS... --fill-only` under MC_BENCH_BUSY, then
+# `BENCH ARGS... --measure-only` (`--queries-only` for the tree) under MC_BENCH_QUIET; prints
+# the measure's line with the fill's figures added.
+fill_then_measure() {
+  local fill measure only=--measure-only
+  [[ $1 == */tree_bench ]] && only=--queries-only
+  fill=$(${MC_BENCH_BUSY:-} "$@" --fill-only)
+  measure=$(${MC_BENCH_QUIET:-} "$@" "$only")
+  python3 -c 'import json, sys; m = json.loads(sys.argv[2]); m.update({k: v for k, v in json.loads(sys.argv[1]).items() if k not in m}); print(json.dumps(m))' \
+    "$fill" "$measure"
 }
 
 # `tree deploy/web` (1,000 Pods on 100 Nodes, ConfigMaps mounted) inside N objects in all, in
@@ -613,10 +634,10 @@ bench_tree() {
   db="bench_$(date +%s)"
   PGPASSWORD=mc psql -q -h 127.0.0.1 -p "${MC_TESTDB_POSTGRES_PORT:-26301}" -U mc -d mc -c "CREATE DATABASE $db" >&2
   step "SQLite: tree of 1,000 pods in $n objects" >&2
-  "$TARGET/examples/tree_bench" "sqlite://$WORK/store.db" "$n"
+  fill_then_measure "$TARGET/examples/tree_bench" "sqlite://$WORK/store.db" "$n"
   rm -f "$WORK"/store.db*
   step "PostgreSQL: tree of 1,000 pods in $n objects" >&2
-  "$TARGET/examples/tree_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
+  fill_then_measure "$TARGET/examples/tree_bench" "${MC_TEST_POSTGRES_URL%/*}/$db" "$n"
 }
 
 # Free-text search in the store alone (see examples/search_bench.rs): on SQLite, then on
@@ -654,8 +675,9 @@ case $MODE in
   join) inputs+=(configmaps="$N" backends=sqlite) ;;
   store) inputs+=(objects="$N" "backends=sqlite,mariadb,postgres") ;;
   history) inputs+=(objects="$N" revisions="$((N * 10))" "backends=sqlite,postgres") ;;
-  count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" "stores=indexed,plain,expression") ;;
-  tree) inputs+=(objects="$N" tree_pods=1000 runs=50 "backends=sqlite,postgres") ;;
+  count) inputs+=(pods="$N" runs=20 "backends=sqlite,postgres" "stores=indexed,plain,expression"
+    plain_sample="${MC_BENCH_PLAIN_SAMPLE:-$N}" plain_runs="${MC_BENCH_PLAIN_RUNS:-3}") ;;
+  tree) inputs+=(objects="$N" tree_pods=1000 runs=200 "backends=sqlite,postgres") ;;
   search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
   watch-history) inputs+=(rate="$N" seconds=20 backends=sqlite "vs_build=this build, history off") ;;

@@ -175,12 +175,21 @@ def count_row(doc):
             f"**p50 {num(f['count_phase_ms_p50'])} ms**{p99} (min {num(f['count_phase_ms_min'])}, max "
             f"{num(f['count_phase_ms_max'])}); by cluster,namespace ({num(f['count_namespace_groups'])} groups) p50 "
             f"{num(f['count_namespace_ms_p50'])} ms; {f['runs']} runs each.")
+        if "plain_count_phase_ms_p50_extrapolated" in f:
+            line += (
+                f" Without the kept field (every object read; {num(f['plain_sample_pods'])} pods timed, "
+                f"p50 {num(f['plain_sample_count_phase_ms_p50'])} ms): extrapolated p50 "
+                f"{num(f['plain_count_phase_ms_p50_extrapolated'])} ms; the database's expression: p50 "
+                f"{num(f['expression_count_phase_ms_p50'])} ms. First sync {num(f['first_sync_objects_per_s'])} "
+                f"objects/s kept, {num(f['expression_first_sync_objects_per_s'])} with the expression.")
         if "plain_count_phase_ms_p50" in f:
             line += (
                 f" Without the kept field (every object read): p50 {num(f['plain_count_phase_ms_p50'])} ms; "
                 f"the database's expression: p50 {num(f['expression_count_phase_ms_p50'])} ms. First sync "
                 f"{num(f['first_sync_objects_per_s'])} objects/s kept, {num(f['plain_first_sync_objects_per_s'])} "
                 f"without, {num(f['expression_first_sync_objects_per_s'])} with the expression.")
+        if "load_at_measure" in f:
+            line += f" Load average when timed: {num(f['load_at_measure'])}."
         lines.append(line)
         if backend in ("SQLite", "PostgreSQL"):
             ok = f["count_phase_ms_p50"] <= 500 and f["counted"] >= 1_000_000
@@ -196,7 +205,8 @@ def tree_row(doc):
         lines.append(
             f"{backend}: {num(f['objects'])} objects; tree of {num(f['tree_nodes'])} nodes "
             f"**p50 {num(f['tree_ms_p50'])} ms**, p99 {num(f['tree_ms_p99'])} ms (min {num(f['tree_ms_min'])}); "
-            f"{f['runs']} runs; deferred indexes built in {num(f['index_seconds'])} s.")
+            f"{f['runs']} runs; deferred indexes built in {num(f['index_seconds'])} s."
+            + (f" Load average when timed: {num(f['load_at_measure'])}." if "load_at_measure" in f else ""))
         if backend in ("SQLite", "PostgreSQL"):
             ok = f["tree_ms_p50"] <= 50 and f["objects"] >= 1_000_000
             met.append(f"{backend}: {yes(ok)}" + ("" if f["objects"] >= 1_000_000 else f" (at {num(f['objects'])} objects)"))

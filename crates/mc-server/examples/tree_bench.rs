@@ -7,8 +7,9 @@
 //! as a server's first sync does. Then times the tree of `deploy/web` (the root read by name,
 //! then [`mc_server::relations::tree`]) over several runs. Prints one JSON line of figures.
 //!
-//! `cargo run --release -p mc-server --example tree_bench -- STORAGE_URL [N in all] [--queries-only]`
-//! (`--queries-only`: the objects are already written; times the trees only).
+//! `cargo run --release -p mc-server --example tree_bench -- STORAGE_URL [N in all] [--fill-only | --queries-only]`
+//! (`--fill-only`: writes the objects and builds the indexes only, printing the fill's figures;
+//! `--queries-only`: the objects are already written; times the trees only).
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,7 @@ use serde_json::{Value, json};
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
-const RUNS: usize = 50;
+const RUNS: usize = 200;
 const TREE_PODS: usize = 1000;
 const NODES: usize = 100;
 
@@ -28,11 +29,12 @@ const NODES: usize = 100;
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let [_, url, rest @ ..] = args.as_slice() else {
-        anyhow::bail!("usage: tree_bench STORAGE_URL [N in all] [--queries-only]");
+        anyhow::bail!("usage: tree_bench STORAGE_URL [N in all] [--fill-only | --queries-only]");
     };
     let n: usize =
         rest.iter().find(|a| !a.starts_with("--")).map(|s| s.parse()).transpose()?.unwrap_or(1_000_000);
     let write = !rest.iter().any(|a| a == "--queries-only");
+    let measure = !rest.iter().any(|a| a == "--fill-only");
     let store = Store::connect(url).await?;
     let deferred = if write { store.defer_indexes().await? } else { 0 };
     let pods = Gvr::new("", "v1", "pods");
@@ -70,11 +72,27 @@ async fn main() -> anyhow::Result<()> {
     let built = store.build_deferred_indexes().await?;
     let index_seconds = started.elapsed().as_secs_f64();
     store.optimize().await?;
+    let fill = if write {
+        json!({"write_seconds": round(busy.as_secs_f64(), 2), "deferred_indexes": deferred.max(built),
+            "index_seconds": round(index_seconds, 2)})
+    } else {
+        json!({})
+    };
+    if !measure {
+        println!("{fill}");
+        store.close().await;
+        return Ok(());
+    }
 
+    let objects =
+        if write { written as u64 } else { store.count_types().await?.iter().map(|t| t.count).sum() };
     let types = Types::new(&catalog());
     let deployments = Gvr::new("apps", "v1", "deployments");
     let mut times = Vec::with_capacity(RUNS);
     let mut nodes = 0;
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|l| l.parse::<f64>().ok()));
     // One run before, not timed: the first read of a cold database.
     for run in 0..=RUNS {
         let started = Instant::now();
@@ -89,15 +107,15 @@ async fn main() -> anyhow::Result<()> {
     }
     times.sort_by(f64::total_cmp);
     let at = |q: f64| round(times[((times.len() - 1) as f64 * q).round() as usize], 1);
-    println!(
-        "{}",
-        json!({
-            "benchmark": "tree", "backend": format!("{:?}", store.backend()), "objects": written,
-            "write_seconds": round(busy.as_secs_f64(), 2), "deferred_indexes": deferred.max(built),
-            "index_seconds": round(index_seconds, 2), "runs": RUNS, "tree_nodes": nodes,
-            "tree_ms_min": at(0.0), "tree_ms_p50": at(0.5), "tree_ms_p99": at(0.99), "tree_ms_max": at(1.0),
-        })
-    );
+    let mut figures = json!({
+        "benchmark": "tree", "backend": format!("{:?}", store.backend()), "objects": objects,
+        "runs": RUNS, "tree_nodes": nodes, "load_at_measure": load,
+        "tree_ms_min": at(0.0), "tree_ms_p50": at(0.5), "tree_ms_p99": at(0.99), "tree_ms_max": at(1.0),
+    });
+    if let (Some(out), Some(fill)) = (figures.as_object_mut(), fill.as_object()) {
+        out.extend(fill.clone());
+    }
+    println!("{figures}");
     store.close().await;
     Ok(())
 }

@@ -62,14 +62,15 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         }
     };
     // Rows stored before their type's field for counts was configured get it, once, in the
-    // background: until then counts of the type read the objects (see `store::count_index`).
+    // background: until then counts of the type read the objects (see `store::count_index`). A
+    // failure is retried, and shown meanwhile (`/readyz`, `/metrics`, count answers' warnings).
     {
         let (store, fields) = (store.clone(), settings.indexed_fields.clone());
         tokio::spawn(async move {
-            match store.fill_count_fields(&fields).await {
-                Ok(0) => {}
-                Ok(n) => info!(rows = n, "stored objects got their field for counts"),
-                Err(e) => tracing::warn!(error = %e, "writing the field for counts of stored objects failed"),
+            let what = "writing the field for counts of stored objects";
+            let (n, ms) = retried(what, || store.fill_count_fields(&fields)).await;
+            if n > 0 {
+                info!(rows = n, ms, "stored objects got their field for counts");
             }
         });
     }

@@ -73,6 +73,9 @@ async fn count(
         .collect();
     let mut warnings = answer_warnings(&state, &query, scope.iter().map(String::as_str));
     warnings.extend(denied);
+    if keys.iter().any(|k| matches!(k, CountKey::Field(_))) {
+        warnings.extend(state.store.count_fields_problem());
+    }
     let mut resp = Json(answer).into_response();
     add_warnings(&mut resp, warnings);
     Ok(resp)

@@ -31,7 +31,8 @@ async fn healthz() -> Json<serde_json::Value> {
 /// 200 only when every cluster was tried and every Ready one finished its initial sync (and the
 /// indexes deferred for a first sync are built). The search index being built (or failing to)
 /// leaves it ready, saying so in `search_index`: lists and gets are complete, and searches carry
-/// a Warning meanwhile.
+/// a Warning meanwhile. `warnings` says when answers are exact but slower than they should be
+/// (the field kept for counts could not be written).
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     if !state.membership.restore_tried() {
         return Err(ApiError::unavailable(match state.membership.restore_error() {
@@ -57,6 +58,10 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
     if let Some(building) = state.store.search_index_building() {
         ready["search_index"] = json!(building.to_string());
     }
+    // Answers stay exact, only slower: ready, with the reason.
+    if let Some(why) = state.store.count_fields_problem() {
+        ready["warnings"] = json!([why]);
+    }
     Ok(Json(ready))
 }
 
@@ -68,6 +73,11 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.reviewer.reviews_sent()
     ));
     body.push_str(&super::search::metrics(&state.store));
+    body.push_str(&format!(
+        "# HELP mc_count_fields_fill_failing 1 while writing the field kept for counts of stored objects fails (counts of their types read every object meanwhile).\n\
+         # TYPE mc_count_fields_fill_failing gauge\nmc_count_fields_fill_failing {}\n",
+        u8::from(state.store.count_fields_problem().is_some())
+    ));
     if let Some(oidc) = &state.oidc {
         body.push_str(&oidc.metrics());
     }

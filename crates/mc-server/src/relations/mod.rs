@@ -5,7 +5,8 @@
 //! the object it applied in each placed member cluster, with that object's own tree.
 //!
 //! The tree is read a level at a time, each level in a few batched store reads (children by
-//! owner, objects by name, EndpointSlices by label), and bounded by [`MAX_NODES`] and
+//! owner, objects by name, EndpointSlices by label), all of a cluster's tree in one read
+//! transaction (one snapshot, no `BEGIN`/`COMMIT` per read), and bounded by [`MAX_NODES`] and
 //! [`MAX_DEPTH`]. Access rules are the caller's business (`http::tree` prunes what its caller
 //! may not read).
 
@@ -21,7 +22,7 @@ use mc_types::tree::{ClusterTree, MAX_DEPTH, MAX_NODES, Relation, TreeNode};
 use mc_types::{Gvr, ResourceInfo};
 use serde_json::Value;
 
-use crate::store::{RelatedObject, Store};
+use crate::store::{RelatedObject, RelatedReads, Store};
 use links::{Link, Target};
 pub use owned::owned;
 
@@ -121,7 +122,7 @@ struct Slot {
 
 /// One cluster's tree being read.
 struct Builder<'a> {
-    store: &'a Store,
+    reads: RelatedReads,
     types: &'a Types,
     cluster: &'a str,
     slots: Vec<Slot>,
@@ -227,7 +228,7 @@ impl Builder<'_> {
             .collect();
         if !owners.is_empty() {
             let uids: Vec<String> = owners.keys().cloned().collect();
-            let mut children = self.store.children_of(self.cluster, &uids).await?;
+            let mut children = self.reads.children_of(self.cluster, &uids).await?;
             children.sort_by(|a, b| (&a.kind, &a.namespace, &a.name).cmp(&(&b.kind, &b.namespace, &b.name)));
             for child in children {
                 let Some(&parent) = child.owner.as_ref().and_then(|o| owners.get(o)) else { continue };
@@ -263,9 +264,9 @@ impl Builder<'_> {
             values.sort();
             values.dedup();
             let found = match &label {
-                None => self.store.objects_named(self.cluster, &gvr, &namespace, &values).await?,
+                None => self.reads.objects_named(self.cluster, &gvr, &namespace, &values).await?,
                 Some(key) => {
-                    self.store.objects_labelled(self.cluster, &gvr, &namespace, key, &values).await?
+                    self.reads.objects_labelled(self.cluster, &gvr, &namespace, key, &values).await?
                 }
             };
             let mut by_value: BTreeMap<String, Vec<(RelatedObject, Value)>> = BTreeMap::new();
@@ -305,7 +306,8 @@ impl Builder<'_> {
         Ok(next)
     }
 
-    fn finish(mut self, root: usize) -> ClusterTree {
+    /// The tree, and the reads' transaction to end.
+    fn finish(mut self, root: usize) -> (ClusterTree, RelatedReads) {
         fn build(slots: &mut [Slot], i: usize) -> TreeNode {
             let children = std::mem::take(&mut slots[i].children);
             let mut node = slots[i].node.clone();
@@ -322,7 +324,9 @@ impl Builder<'_> {
             node
         }
         let root = build(&mut self.slots, root);
-        ClusterTree { cluster: self.cluster.to_string(), root, truncated: self.truncated, hidden: 0 }
+        let tree =
+            ClusterTree { cluster: self.cluster.to_string(), root, truncated: self.truncated, hidden: 0 };
+        (tree, self.reads)
     }
 }
 
@@ -335,7 +339,8 @@ pub async fn tree(
     root: RelatedObject,
     depth: Option<usize>,
 ) -> Result<ClusterTree> {
-    let mut b = Builder { store, types, cluster, slots: Vec::new(), seen: HashSet::new(), truncated: false };
+    let reads = store.related_reads().await?;
+    let mut b = Builder { reads, types, cluster, slots: Vec::new(), seen: HashSet::new(), truncated: false };
     let value = root.object.value();
     let is_mcr = root.gvr.group == MC_GROUP && root.kind == "MultiClusterResource";
     let Some(top) = b.push(None, Relation::Root, &root, &value) else {
@@ -349,7 +354,8 @@ pub async fn tree(
         frontier = b.level(&frontier).await?;
     }
     b.truncated |= depth.is_none() && !frontier.is_empty();
-    let mut tree = b.finish(top);
+    let (mut tree, reads) = b.finish(top);
+    reads.finish().await?;
     if is_mcr && depth != Some(0) {
         let applied = applied(store, types, &value, depth.map(|d| d - 1)).await?;
         tree.truncated |= applied.iter().any(|t| t.truncated);

@@ -8,7 +8,9 @@
 //! taken for this one. A count uses the columns only where every row of the type holds the path
 //! it counts by (see `store::count`); otherwise it reads the objects as before.
 //! [`Store::fill_count_fields`] writes the columns of rows stored before a type's field was
-//! configured (a store from an older version, a changed configuration).
+//! configured (a store from an older version, a changed configuration); while it has not
+//! succeeded, counts of those types stay exact (they read the objects) and
+//! [`Store::count_fields_problem`] says why they are slow.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -20,6 +22,10 @@ use serde_json::value::RawValue;
 
 use super::statement::Builder;
 use super::{Result, Store};
+
+/// Why the last fill of the kept fields failed; `None` when it did not (shared by a store's
+/// clones).
+pub(super) type FillProblem = Arc<std::sync::Mutex<Option<String>>>;
 
 /// Longest JSON text of a value kept in the index. A longer value (or a path longer than
 /// [`MAX_PATH_BYTES`]) leaves its row unindexed, and counts of its type read the objects.
@@ -102,6 +108,17 @@ impl IndexedFields {
         indexed(text, value)
     }
 
+    /// The types, as the config names them, sorted.
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .by_type
+            .keys()
+            .map(|(g, r)| if g.is_empty() { r.clone() } else { format!("{r}.{g}") })
+            .collect();
+        names.sort();
+        names
+    }
+
     /// The types and their paths, for [`Store::fill_count_fields`].
     fn each(&self) -> impl Iterator<Item = (&str, &str, &FieldPath, &str)> {
         self.by_type.iter().map(|((g, r), (p, t))| (g.as_str(), r.as_str(), p, &**t))
@@ -119,8 +136,29 @@ impl Store {
     /// Writes the kept field of every stored row of a configured type that does not hold it (it
     /// was stored before the field was configured): the database reads the value from the
     /// stored JSON, once. Returns how many rows were written. Rows whose value is longer than
-    /// [`MAX_VALUE_BYTES`] stay unindexed, as the writer leaves them.
+    /// [`MAX_VALUE_BYTES`] stay unindexed, as the writer leaves them. A failure is kept for
+    /// [`Store::count_fields_problem`] until a later call succeeds.
     pub async fn fill_count_fields(&self, fields: &IndexedFields) -> Result<u64> {
+        let filled = self.fill(fields).await;
+        if let Ok(mut p) = self.count_fill.lock() {
+            *p = filled.as_ref().err().map(|e| {
+                format!(
+                    "writing the field kept for counts of stored objects failed ({e}); counts of {} read \
+                     every object until it is written",
+                    fields.names().join(", ")
+                )
+            });
+        }
+        filled
+    }
+
+    /// Why counts of a type with a kept field may read every object: the last
+    /// [`Store::fill_count_fields`] failed. `None` when it did not.
+    pub fn count_fields_problem(&self) -> Option<String> {
+        self.count_fill.lock().map_or(None, |p| p.clone())
+    }
+
+    async fn fill(&self, fields: &IndexedFields) -> Result<u64> {
         let mut written = 0;
         for (group, resource, path, text) in fields.each() {
             let mut tx = self.begin(true).await?;
@@ -142,6 +180,23 @@ impl Store {
             tx.commit().await?;
         }
         Ok(written)
+    }
+}
+
+#[cfg(test)]
+impl Store {
+    /// Tests: every later [`Store::fill_count_fields`] that has rows to write fails (`refuse`;
+    /// SQLite only: a trigger refuses the update), or works again.
+    pub(crate) async fn refuse_count_fills(&self, refuse: bool) -> Result<()> {
+        let mut tx = self.begin(true).await?;
+        let sql = if refuse {
+            "CREATE TRIGGER refuse_count_fills BEFORE UPDATE OF count_field ON resources \
+             BEGIN SELECT RAISE(ABORT, 'refused by the test'); END"
+        } else {
+            "DROP TRIGGER refuse_count_fills"
+        };
+        tx.execute(Builder::new(tx.dialect, sql).finish()).await?;
+        tx.commit().await
     }
 }
 

@@ -75,7 +75,7 @@ use pending::Pending;
 pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
 pub use raw::RawObject;
 use read::{each_key, objects_by_id};
-pub use related::RelatedObject;
+pub use related::{RelatedObject, RelatedReads};
 use sql::SqlFilter;
 use statement::{Col, Row, Stmt};
 #[cfg(test)]
@@ -120,6 +120,8 @@ pub struct Store {
     search: bool,
     /// The search index is being completed (see [`Store::complete_search_index`]).
     sweeping: search::Sweeping,
+    /// Why the last [`Store::fill_count_fields`] failed (see [`count_index`]).
+    count_fill: count_index::FillProblem,
 }
 
 impl fmt::Debug for Store {
@@ -152,6 +154,7 @@ impl Store {
             history: None,
             search: false,
             sweeping: Default::default(),
+            count_fill: Default::default(),
         })
     }
 

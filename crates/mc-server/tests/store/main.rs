@@ -12,6 +12,7 @@
 mod count;
 mod harness;
 mod history;
+mod related;
 mod scenarios;
 mod search;
 
@@ -93,6 +94,7 @@ conformance!(
     search_index_is_completed_after_a_start_with_search_off,
     search_index_deferred_for_a_first_sync_is_built_after_it,
     search_of_a_text_every_object_holds_still_finds_the_names,
+    related_reads_take_any_number_of_keys_in_one_transaction,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,6 +16,7 @@ pub use crate::count::{
 };
 use crate::harness::{ApplyOne, Ctx, Kind};
 pub use crate::history::*;
+pub use crate::related::*;
 pub use crate::search::*;
 
 pub(crate) fn pods() -> Gvr {

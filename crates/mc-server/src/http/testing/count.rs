@@ -94,6 +94,49 @@ async fn a_printed_column_counts_as_kubectl_prints_it() {
 }
 
 #[tokio::test]
+async fn a_failed_fill_of_the_kept_field_is_shown_and_counts_stay_exact() {
+    let api = TestApi::new().await;
+    let store = &api.state.store;
+    let kept = crate::store::IndexedFields::new(&std::collections::BTreeMap::from([(
+        "pods".to_string(),
+        "status.phase".to_string(),
+    )]))
+    .unwrap();
+    let phase = mc_types::count::FieldPath::parse("status.phase").unwrap();
+    let pods = mc_types::Gvr::new("", "v1", "pods");
+    let want = counted(&api, "gvr=pods&by=cluster,status.phase").await;
+    assert_eq!(want.1, 3);
+    // The stored pods were written without the field: the fill has rows to write, and fails.
+    store.refuse_count_fills(true).await.unwrap();
+    assert!(store.fill_count_fields(&kept).await.is_err());
+    let why = store.count_fields_problem().unwrap();
+    assert!(why.contains("refused by the test") && why.contains("counts of pods read every object"), "{why}");
+    let answer = api.get("/v1/count?gvr=pods&by=cluster,status.phase").await;
+    assert_eq!(table(&answer), want, "exact, read from the objects");
+    assert!(
+        answer.warnings().iter().any(|w| w.contains("counts of pods read every object")),
+        "{:?}",
+        answer.warnings()
+    );
+    assert!(api.get("/v1/count?gvr=pods&by=cluster").await.warnings().is_empty(), "no field, nothing to say");
+    let readyz = api.call(Method::GET, "/readyz", None).await;
+    assert_eq!(readyz.status, StatusCode::OK, "answers are exact: ready");
+    assert_eq!(readyz.json()["warnings"][0].as_str(), Some(why.as_str()));
+    assert!(api.get("/metrics").await.text().contains("\nmc_count_fields_fill_failing 1\n"));
+    assert!(!store.counts_read_kept_field(&pods, &phase).await.unwrap());
+
+    // The next try succeeds: nothing shown, the same counts, read from the kept field.
+    store.refuse_count_fills(false).await.unwrap();
+    assert_eq!(store.fill_count_fields(&kept).await.unwrap(), 3);
+    assert_eq!(store.count_fields_problem(), None);
+    assert!(store.counts_read_kept_field(&pods, &phase).await.unwrap());
+    let answer = api.get("/v1/count?gvr=pods&by=cluster,status.phase").await;
+    assert_eq!((table(&answer), answer.warnings()), (want, vec![]));
+    assert_eq!(api.call(Method::GET, "/readyz", None).await.json(), json!({"status": "ready"}));
+    assert!(api.get("/metrics").await.text().contains("\nmc_count_fields_fill_failing 0\n"));
+}
+
+#[tokio::test]
 async fn bad_counts_are_400_or_404_with_one_line() {
     let api = TestApi::new().await;
     for (query, status, says) in [
