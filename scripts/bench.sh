@@ -460,30 +460,36 @@ bench_watch() {
 # What keeping history costs a change on its way to being visible: two servers of this build on
 # the same clusters at the same time, history on (the default) and `history: {enabled: false}`,
 # each with its own SQLite store, watched change by change as bench_watch watches one build
-# against another (`vs_` is history off). Each server's /v1/clusters shows afterwards that one
-# kept revisions and the other none, or the run fails.
+# against another. Two rounds of 20 s, the second with the servers' places in examples/visibility
+# swapped, so that whichever stream it reads first gains nothing. Each server's /v1/clusters
+# shows afterwards that one kept revisions and the other none, or the run fails.
 bench_watch_history() {
-  local rate=${1:-1000}
+  local rate=${1:-1000} on off
   cp "$WORK/clusters/config.yaml" "$WORK/history-off.yaml"
   printf '\nhistory: {enabled: false}\n' >>"$WORK/history-off.yaml"
   start_server "sqlite://$WORK/history-on.db"
   LAUNCH_CONFIG=$WORK/history-off.yaml launch VS_PID "$TARGET/mc-server" "$PORT1" \
     "sqlite://$WORK/history-off.db" "$WORK/server-off.log"
-  "$TARGET/examples/visibility" --server "http://127.0.0.1:$PORT" --vs "http://127.0.0.1:$PORT1" \
-    --rate "$rate" --seconds 20 \
-    "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" \
-    >"$WORK/visibility.json"
+  on=http://127.0.0.1:$PORT off=http://127.0.0.1:$PORT1
+  # visibility THIS VS OUT: one round
+  visibility() {
+    "$TARGET/examples/visibility" --server "$1" --vs "$2" --rate "$rate" --seconds 20 \
+      "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" >"$3"
+  }
+  visibility "$on" "$off" "$WORK/on-first.json"
+  visibility "$off" "$on" "$WORK/off-first.json"
   # The totals in /v1/clusters are read from the store every 30 s.
   # shellcheck disable=SC2317 # called through wait_for
   history_kept() {
-    curl -fsS "${AUTH[@]}" "http://127.0.0.1:$1/v1/clusters" | python3 -c '
+    curl -fsS "${AUTH[@]}" "$1/v1/clusters" | python3 -c '
 import json, sys
 sys.exit(0 if sum(c.get("historyRevisions") or 0 for c in json.load(sys.stdin)) > 0 else 1)'
   }
-  wait_for 45 "$SERVER_PID" history_kept "$PORT" || fail "the server with history on shows no revision in /v1/clusters"
-  curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT/v1/clusters" >"$WORK/clusters-on.json"
-  curl -fsS "${AUTH[@]}" "http://127.0.0.1:$PORT1/v1/clusters" >"$WORK/clusters-off.json"
-  python3 scripts/bench/watch_history.py "$WORK/visibility.json" "$WORK/clusters-on.json" "$WORK/clusters-off.json"
+  wait_for 45 "$SERVER_PID" history_kept "$on" || fail "the server with history on shows no revision in /v1/clusters"
+  curl -fsS "${AUTH[@]}" "$on/v1/clusters" >"$WORK/clusters-on.json"
+  curl -fsS "${AUTH[@]}" "$off/v1/clusters" >"$WORK/clusters-off.json"
+  python3 scripts/bench/watch_history.py "$WORK/on-first.json" "$WORK/off-first.json" \
+    "$WORK/clusters-on.json" "$WORK/clusters-off.json"
   stop_job "$VS_PID"; VS_PID=""
   stop_server
 }
