@@ -120,6 +120,11 @@ def store_row(doc):
     return what, "<br>".join(lines), met
 
 
+def backend_name(f):
+    """A figure's backend as the page names it."""
+    return {"sqlite": "SQLite", "mysql": "MariaDB", "postgres": "PostgreSQL"}.get(f.get("backend"), str(f.get("backend")))
+
+
 def history_row(doc):
     lines, met = [], "—"
     codec = [f for f in doc["figures"] if f.get("benchmark") == "history_codec"]
@@ -129,7 +134,7 @@ def history_row(doc):
     for f in doc["figures"]:
         if f.get("benchmark") != "history":
             continue
-        backend = {"sqlite": "SQLite", "mysql": "MariaDB", "postgres": "PostgreSQL"}.get(f.get("backend"), str(f.get("backend")))
+        backend = backend_name(f)
         lines.append(
             f"{backend}: first sync of {num(f['objects'])} objects **{num(f['first_sync_on_off_ratio'])}× the rate "
             f"without history** ({num(f['first_sync_objects_per_second_on'])} vs {num(f['first_sync_objects_per_second_off'])}/s; "
@@ -150,7 +155,7 @@ def history_row(doc):
         # A store filled apart (history_bench fill), then read (history_bench measure).
         if f.get("benchmark") != "history_reads":
             continue
-        backend = {"sqlite": "SQLite", "mysql": "MariaDB", "postgres": "PostgreSQL"}.get(f.get("backend"), str(f.get("backend")))
+        backend = backend_name(f)
         lines.append(
             f"{backend}, reads of a filled store: {num(f['revisions'])} revisions, {num(f['bytes_per_revision'])} B each; "
             f"one object's history p50 {num(f['one_object_history_ms_p50'])}, **p99 {num(f['one_object_history_ms_p99'])} ms**; "

@@ -93,15 +93,11 @@ impl Store {
 impl RelatedReads {
     /// As [`Store::children_of`].
     pub async fn children_of(&mut self, cluster: &str, owners: &[String]) -> Result<Vec<RelatedObject>> {
-        let mut out = Vec::new();
-        for chunk in owners.chunks(self.chunk()) {
-            let mut b = Builder::new(self.tx.dialect, "");
-            select(&mut b);
+        self.read_chunked(owners, |b, chunk| {
             b.bind(cluster).push(" AND ");
-            push_in(&mut b, "owner", chunk);
-            out.extend(decode(self.tx.fetch(b.finish(), &COLS).await?)?);
-        }
-        Ok(out)
+            push_in(b, "owner", chunk);
+        })
+        .await
     }
 
     /// As [`Store::objects_named`].
@@ -112,16 +108,12 @@ impl RelatedReads {
         namespace: &str,
         names: &[String],
     ) -> Result<Vec<RelatedObject>> {
-        let mut out = Vec::new();
-        for chunk in names.chunks(self.chunk()) {
-            let mut b = Builder::new(self.tx.dialect, "");
-            select(&mut b);
+        self.read_chunked(names, |b, chunk| {
             b.bind(cluster).push(" AND ").push_gvr("", gvr);
             b.push(" AND namespace = ").bind(namespace).push(" AND ");
-            push_in(&mut b, "name", chunk);
-            out.extend(decode(self.tx.fetch(b.finish(), &COLS).await?)?);
-        }
-        Ok(out)
+            push_in(b, "name", chunk);
+        })
+        .await
     }
 
     /// As [`Store::objects_labelled`].
@@ -133,16 +125,28 @@ impl RelatedReads {
         key: &str,
         values: &[String],
     ) -> Result<Vec<RelatedObject>> {
-        let mut out = Vec::new();
-        for chunk in values.chunks(self.chunk()) {
-            let mut b = Builder::new(self.tx.dialect, "");
-            select(&mut b);
+        self.read_chunked(values, |b, chunk| {
             b.bind(cluster).push(" AND ").push_gvr("", gvr);
             b.push(" AND namespace = ").bind(namespace);
             b.push(" AND id IN (SELECT resource_id FROM resource_labels WHERE \"key\" = ").bind(key);
             b.push(" AND ");
-            push_in(&mut b, "\"value\"", chunk);
+            push_in(b, "\"value\"", chunk);
             b.push(")");
+        })
+        .await
+    }
+
+    /// The objects `filter` picks, after `cluster = `, for each chunk of `keys` in turn.
+    async fn read_chunked(
+        &mut self,
+        keys: &[String],
+        filter: impl Fn(&mut Builder, &[String]),
+    ) -> Result<Vec<RelatedObject>> {
+        let mut out = Vec::new();
+        for chunk in keys.chunks(self.chunk()) {
+            let mut b = Builder::new(self.tx.dialect, "");
+            select(&mut b);
+            filter(&mut b, chunk);
             out.extend(decode(self.tx.fetch(b.finish(), &COLS).await?)?);
         }
         Ok(out)
