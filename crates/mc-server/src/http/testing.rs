@@ -392,7 +392,7 @@ impl TestApi {
             ready_tx: tokio::sync::broadcast::channel(4).0,
             prepare: Prepare {
                 redact_secrets: false,
-                compress: false,
+                compress: None,
                 indexed: Default::default(),
                 search: true,
             },

@@ -73,7 +73,7 @@ pub use history::{
 pub use keys::RelistKeys;
 use pending::Pending;
 pub use query::{Allowed, ClusterRow, Cursor, Namespaces, Order, Page, Query};
-pub use raw::RawObject;
+pub use raw::{Compressors, RawObject};
 use read::{each_key, objects_by_id};
 pub use related::{RelatedObject, RelatedReads};
 use sql::SqlFilter;

@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::watched_object::WatchedObject;
-use crate::store::{IndexedFields, RawObject, StoredObject};
+use crate::store::{Compressors, IndexedFields, RawObject, StoredObject};
 
 /// Annotation that carries a copy of the applied object, Secret data included.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -23,8 +23,8 @@ pub struct Prepare {
     /// Replace Secret values (and the last-applied copy) before they reach the store.
     pub redact_secrets: bool,
     /// Compress the stored JSON for the history's revision, here rather than in the single
-    /// writer (history on).
-    pub compress: bool,
+    /// writer, with these kept contexts (history on).
+    pub compress: Option<Arc<Compressors>>,
     /// The field each type keeps for counts (`count.indexedFields`), extracted here.
     pub indexed: Arc<IndexedFields>,
     /// Compute what free-text search looks at, here rather than in the single writer (search
@@ -92,8 +92,8 @@ impl Prepare {
         // Hashed (and compressed for the history) here, on the cluster's own task, rather than
         // by the single writer.
         object.hash();
-        if self.compress {
-            object.compressed();
+        if let Some(compressors) = &self.compress {
+            compressors.compress(&object);
         }
         if self.search {
             object.search_body();
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn secret_values_are_redacted_but_keys_kept() {
-        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false };
+        let p = Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         let text = row.object.text().to_string();
         assert!(!text.contains("c2VjcmV0"), "{text}");
@@ -285,7 +285,7 @@ mod tests {
             ("secrets".to_string(), "type".to_string()),
         ]);
         let indexed = Arc::new(IndexedFields::new(&fields).unwrap());
-        let p = Prepare { redact_secrets: true, compress: false, indexed: indexed.clone(), search: false };
+        let p = Prepare { redact_secrets: true, compress: None, indexed: indexed.clone(), search: false };
         let pod = r#"{"metadata":{"name":"p","uid":"u","namespace":"ns"},"spec":{},"status":{"phase":"Running","podIP":"1.2.3.4"}}"#;
         let pods = Gvr::new("", "v1", "pods");
         let row = p.stored(&pods, "Pod", serde_json::from_str(pod).unwrap()).unwrap();
@@ -304,15 +304,14 @@ mod tests {
 
     #[test]
     fn redaction_can_be_turned_off() {
-        let p =
-            Prepare { redact_secrets: false, compress: false, indexed: Default::default(), search: false };
+        let p = Prepare { redact_secrets: false, compress: None, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert_eq!(row.object.value()["data"]["password"], "c2VjcmV0");
     }
 
     #[test]
     fn managed_fields_are_stripped_and_types_filled_in() {
-        let p = Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false };
+        let p = Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false };
         let row = p.stored(&Gvr::new("", "v1", "secrets"), "Secret", secret()).unwrap();
         assert!(row.object.value()["metadata"].get("managedFields").is_none());
         assert_eq!(row.object.value()["apiVersion"], "v1");
@@ -325,7 +324,7 @@ mod tests {
         let text = r#"{"metadata":{"name":"c","uid":"u2","namespace":"ns","ownerReferences":[{"apiVersion":"v1","kind":"X","name":"a","uid":"o1"},{"apiVersion":"v1","kind":"Y","name":"b","uid":"o2","controller":true}]},"data":{"k":"v \u00e9"},"binaryData":{}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .unwrap();
         assert_eq!(
@@ -341,7 +340,7 @@ mod tests {
         let text = r#"{"metadata":{"name":"c","uid":"u2","creationTimestamp":"2024-02-29T12:34:56Z"}}"#;
         let obj: WatchedObject = serde_json::from_str(text).unwrap();
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .unwrap();
         assert_eq!(row.created_at, Some(1_709_210_096));
@@ -371,7 +370,7 @@ mod tests {
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
                 .unwrap();
         let stored = row.object.text();
@@ -400,7 +399,7 @@ mod tests {
         .to_string();
         let obj: WatchedObject = serde_json::from_str(&text).unwrap();
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "secrets"), "Secret", obj)
                 .unwrap();
         // Decoded as every typed client decodes it: `data` values are base64 of bytes.
@@ -436,7 +435,7 @@ mod tests {
             "data": {"k": "REFUQS1TRUNSRVQ="}, "stringData": {"password": "TEMPLATE-SECRET"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&gvr, "MultiClusterResource", mcr(template))
                 .unwrap();
         let stored = row.object.text();
@@ -464,11 +463,11 @@ mod tests {
         let template = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"}, "data": {"k": "v"}});
         let gvr = Gvr::new(GROUP, "v1alpha1", "multiclusterresources");
         let plain =
-            Prepare { redact_secrets: false, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: false, compress: None, indexed: Default::default(), search: false }
                 .stored(&gvr, "MultiClusterResource", mcr(template.clone()))
                 .unwrap();
         let row =
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&gvr, "MultiClusterResource", mcr(template))
                 .unwrap();
         assert_eq!(row.object.text(), plain.object.text());
@@ -479,7 +478,7 @@ mod tests {
     fn objects_without_name_or_uid_are_skipped() {
         let obj: WatchedObject = serde_json::from_str(r#"{"metadata":{"name":"c"}}"#).unwrap();
         assert!(
-            Prepare { redact_secrets: true, compress: false, indexed: Default::default(), search: false }
+            Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
         );
