@@ -33,6 +33,9 @@ use mc_types::Gvr;
 use mc_types::count::FieldPath;
 use serde_json::json;
 
+mod common;
+use common::round;
+
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
@@ -368,9 +371,4 @@ fn pod(c: usize, i: usize) -> serde_json::Value {
                 "state": {"running": {"startedAt": "2026-11-23T12:00:04Z"}}}],
         },
     })
-}
-
-fn round(x: f64, digits: i32) -> f64 {
-    let f = 10f64.powi(digits);
-    (x * f).round() / f
 }

@@ -17,6 +17,9 @@ use mc_types::Gvr;
 use mc_types::selector::LabelSelector;
 use serde_json::json;
 
+mod common;
+use common::round;
+
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
@@ -181,11 +184,6 @@ where
     times.sort_by(f64::total_cmp);
     let at = |q: f64| round(times[((times.len() - 1) as f64 * q).round() as usize], 2);
     Ok(Timed { hits, p50: at(0.5), p99: at(0.99) })
-}
-
-fn round(x: f64, digits: i32) -> f64 {
-    let f = 10f64.powi(digits);
-    (x * f).round() / f
 }
 
 fn rss_kib() -> u64 {

@@ -18,6 +18,9 @@ use mc_server::store::{Batch, Change, Expect, Store, StoredObject};
 use mc_types::{Gvr, ResourceInfo};
 use serde_json::{Value, json};
 
+mod common;
+use common::round;
+
 const CLUSTERS: [&str; 3] = ["bench1", "bench2", "bench3"];
 const NAMESPACES: usize = 1000;
 const BATCH: usize = 2000;
@@ -251,9 +254,4 @@ fn filler(c: usize, i: usize) -> Value {
                 "state": {"running": {"startedAt": "2026-11-23T12:00:04Z"}}}],
         },
     })
-}
-
-fn round(x: f64, digits: i32) -> f64 {
-    let f = 10f64.powi(digits);
-    (x * f).round() / f
 }
