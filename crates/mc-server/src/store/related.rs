@@ -109,8 +109,8 @@ impl RelatedReads {
         names: &[String],
     ) -> Result<Vec<RelatedObject>> {
         self.read_chunked(names, |b, chunk| {
-            b.bind(cluster).push(" AND ").push_gvr("", gvr);
-            b.push(" AND namespace = ").bind(namespace).push(" AND ");
+            in_namespace(b, cluster, gvr, namespace);
+            b.push(" AND ");
             push_in(b, "name", chunk);
         })
         .await
@@ -126,8 +126,7 @@ impl RelatedReads {
         values: &[String],
     ) -> Result<Vec<RelatedObject>> {
         self.read_chunked(values, |b, chunk| {
-            b.bind(cluster).push(" AND ").push_gvr("", gvr);
-            b.push(" AND namespace = ").bind(namespace);
+            in_namespace(b, cluster, gvr, namespace);
             b.push(" AND id IN (SELECT resource_id FROM resource_labels WHERE \"key\" = ").bind(key);
             b.push(" AND ");
             push_in(b, "\"value\"", chunk);
@@ -161,6 +160,12 @@ impl RelatedReads {
     fn chunk(&self) -> usize {
         if self.tx.dialect.binds_arrays { usize::MAX } else { sql::CHUNK }
     }
+}
+
+/// After [`select`]: the objects of `gvr` in `cluster` and `namespace`.
+fn in_namespace(b: &mut Builder, cluster: &str, gvr: &Gvr, namespace: &str) {
+    b.bind(cluster).push(" AND ").push_gvr("", gvr);
+    b.push(" AND namespace = ").bind(namespace);
 }
 
 /// `column IN (?, …)`; on PostgreSQL `column = ANY($n::text[])`, one parameter whatever the
