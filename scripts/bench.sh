@@ -29,7 +29,8 @@
 # MC_BENCH_PLAIN_SAMPLE=M: the count bench's plain store (read object by object) holds M pods,
 # its time scaled to N (default: all N); MC_BENCH_PLAIN_RUNS=K: its timed runs (default 3).
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
-# bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync.
+# bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync;
+# MC_BENCH_ROUNDS: see bench_watch_history.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -460,24 +461,32 @@ bench_watch() {
 # What keeping history costs a change on its way to being visible: two servers of this build on
 # the same clusters at the same time, history on (the default) and `history: {enabled: false}`,
 # each with its own SQLite store, watched change by change as bench_watch watches one build
-# against another. Two rounds of 20 s, the second with the servers' places in examples/visibility
-# swapped, so that whichever stream it reads first gains nothing. Each server's /v1/clusters
-# shows afterwards that one kept revisions and the other none, or the run fails.
+# against another. MC_BENCH_ROUNDS rounds of 20 s (default 4), the servers' places in
+# examples/visibility swapped from one round to the next, so that whichever stream it reads first
+# gains nothing; the p50 and p99 of each server are taken over every round's changes
+# (watch_history.py). One round's p99 rests on a few hundred changes and moved 20 % and more
+# between two rounds of the same run. Each server's /v1/clusters shows afterwards that one kept
+# revisions and the other none, or the run fails.
 bench_watch_history() {
-  local rate=${1:-1000} on off
+  local rate=${1:-1000} rounds=${MC_BENCH_ROUNDS:-4} on off i order args=()
+  [[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "MC_BENCH_ROUNDS must be a positive number, not $rounds"
   cp "$WORK/clusters/config.yaml" "$WORK/history-off.yaml"
   printf '\nhistory: {enabled: false}\n' >>"$WORK/history-off.yaml"
   start_server "sqlite://$WORK/history-on.db"
   LAUNCH_CONFIG=$WORK/history-off.yaml launch VS_PID "$TARGET/mc-server" "$PORT1" \
     "sqlite://$WORK/history-off.db" "$WORK/server-off.log"
   on=http://127.0.0.1:$PORT off=http://127.0.0.1:$PORT1
-  # visibility THIS VS OUT: one round
+  # visibility THIS VS OUT: one round (OUT.json its figures, OUT.latencies.json every change's)
   visibility() {
     "$TARGET/examples/visibility" --server "$1" --vs "$2" --rate "$rate" --seconds 20 \
-      "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" >"$3"
+      --latencies "$3.latencies.json" \
+      "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" >"$3.json"
   }
-  visibility "$on" "$off" "$WORK/on-first.json"
-  visibility "$off" "$on" "$WORK/off-first.json"
+  for ((i = 1; i <= rounds; i++)); do
+    if ((i % 2)); then order="on-first"; visibility "$on" "$off" "$WORK/round$i"
+    else order="off-first"; visibility "$off" "$on" "$WORK/round$i"; fi
+    args+=("$order" "$WORK/round$i.json" "$WORK/round$i.latencies.json")
+  done
   # The totals in /v1/clusters are read from the store every 30 s.
   # shellcheck disable=SC2317 # called through wait_for
   history_kept() {
@@ -488,8 +497,7 @@ sys.exit(0 if sum(c.get("historyRevisions") or 0 for c in json.load(sys.stdin)) 
   wait_for 45 "$SERVER_PID" history_kept "$on" || fail "the server with history on shows no revision in /v1/clusters"
   curl -fsS "${AUTH[@]}" "$on/v1/clusters" >"$WORK/clusters-on.json"
   curl -fsS "${AUTH[@]}" "$off/v1/clusters" >"$WORK/clusters-off.json"
-  python3 scripts/bench/watch_history.py "$WORK/on-first.json" "$WORK/off-first.json" \
-    "$WORK/clusters-on.json" "$WORK/clusters-off.json"
+  python3 scripts/bench/watch_history.py "$WORK/clusters-on.json" "$WORK/clusters-off.json" "${args[@]}"
   stop_job "$VS_PID"; VS_PID=""
   stop_server
 }
@@ -686,7 +694,7 @@ case $MODE in
   tree) inputs+=(objects="$N" tree_pods=1000 runs=200 "backends=sqlite,postgres") ;;
   search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
-  watch-history) inputs+=(rate="$N" seconds=20 backends=sqlite "vs_build=this build, history off") ;;
+  watch-history) inputs+=(rate="$N" seconds=20 "rounds=${MC_BENCH_ROUNDS:-4}" backends=sqlite "vs_build=this build, history off") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
   logs) inputs+=(log_mb="$N" runs=3 backends=sqlite) ;;

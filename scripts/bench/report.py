@@ -249,17 +249,28 @@ def watch_history_row(doc):
                    f"**p99 {num(f['vs_visible_ms_p99'])} ms**; **on/off p99 {num(f['on_vs_off_p99_ratio'])}×**, "
                    f"p50 {num(f['on_vs_off_p50_ratio'])}×; {num(f['history_on_revisions'])} revisions kept.")
     else:
+        pooled = "rounds" in f  # since the rounds are pooled: any number of them
         parts = []
-        for i, order in ((1, "history on read first"), (2, "history off read first")):
+        for i in range(1, f.get("rounds", 2) + 1):
             r = lambda k: f[f"round{i}_{k}"]  # noqa: E731
+            on_first = r("on_first") if pooled else i == 1
+            order = "history on read first" if on_first else "history off read first"
             parts.append(
                 f"round {i} ({order}, 20 s, {num(r('rate_reached'))} changes/s reached): on p50 "
                 f"{num(r('on_visible_ms_p50'))} / p99 {num(r('on_visible_ms_p99'))} ms, off p50 "
                 f"{num(r('off_visible_ms_p50'))} / p99 {num(r('off_visible_ms_p99'))} ms "
                 f"({r('on_changes_missing')} and {r('off_changes_missing')} missing)")
-        figures = ("; ".join(parts) + f". **On/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
-                   f"{num(f['on_vs_off_p50_ratio'])}× (geometric means of the rounds); "
-                   f"{num(f['history_on_revisions'])} revisions kept, none with history off.")
+        if pooled:
+            figures = ("; ".join(parts) + f". All rounds' changes pooled: on p50 {num(f['on_visible_ms_p50'])} / "
+                       f"p99 {num(f['on_visible_ms_p99'])} ms, off p50 {num(f['off_visible_ms_p50'])} / p99 "
+                       f"{num(f['off_visible_ms_p99'])} ms: **on/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
+                       f"{num(f['on_vs_off_p50_ratio'])}× (geometric mean of the rounds' p99 ratios "
+                       f"{num(f['rounds_geomean_p99_ratio'])}×); {num(f['history_on_revisions'])} revisions kept, "
+                       f"none with history off.")
+        else:
+            figures = ("; ".join(parts) + f". **On/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
+                       f"{num(f['on_vs_off_p50_ratio'])}× (geometric means of the rounds); "
+                       f"{num(f['history_on_revisions'])} revisions kept, none with history off.")
     ratio = f["on_vs_off_p99_ratio"]
     return what, figures, yes(ratio is not None and ratio <= 1.1)
 

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
-"""The figures of `scripts/bench.sh watch-history`: two rounds of examples/visibility watching
-two servers at once, history on and off; in the first the server with history is visibility's
-own (`this`), in the second the other (`vs_`). Each round's latencies are named by history on or
-off, and the on/off ratios of p50 and p99 are given per round and as the geometric mean of the
-two (whichever stream visibility reads first gains nothing then). Each server's revisions come
-from its /v1/clusters; the run fails unless the server with history kept revisions and the
-other none: a run where both or neither kept history would compare nothing.
+"""The figures of `scripts/bench.sh watch-history`: rounds of examples/visibility watching two
+servers at once, history on and off. In an `on-first` round the server with history is
+visibility's own (`this`), in an `off-first` round the other (`vs_`); rounds alternate, so that
+whichever stream visibility reads first gains nothing. Each round's latencies are named by
+history on or off, with its on/off ratios of p50 and p99.
 
-  watch_history.py ON_FIRST_JSON OFF_FIRST_JSON CLUSTERS_ON_JSON CLUSTERS_OFF_JSON
+The run's figures pool every round's changes (each round's per-change latencies, written by
+visibility's `--latencies`): p50 and p99 of all changes with history on and with it off, and
+their ratios (`on_vs_off_p50_ratio`, `on_vs_off_p99_ratio`). A round's p99 rests on a few
+hundred changes and moves with the API servers' own stalls; the pooled p99 rests on all of them.
+The geometric mean of the rounds' ratios is given too (`rounds_geomean_p99_ratio`).
+
+Each server's revisions come from its /v1/clusters; the run fails unless the server with history
+kept revisions and the other none: a run where both or neither kept history would compare
+nothing.
+
+  watch_history.py CLUSTERS_ON_JSON CLUSTERS_OFF_JSON (on-first|off-first FIGURES LATENCIES)...
 """
 import json
 import math
@@ -30,12 +38,18 @@ def one_line(path):
     return json.loads(lines[0])
 
 
+def pick(values, p):
+    """The p-th percentile as visibility picks it (nearest rank of the sorted values), 0.1 ms."""
+    v = sorted(values)
+    return round(v[min(round(p / 100 * (len(v) - 1)), len(v) - 1)], 1)
+
+
 def named(f, on_is_this):
     """A round's latencies by history on and off."""
     this = {k: f[f"visible_ms_{k}"] for k in ("p50", "p99", "max")} | {"missing": f["changes_missing"]}
     vs = {k: f[f"vs_visible_ms_{k}"] for k in ("p50", "p99", "max")} | {"missing": f["vs_changes_missing"]}
     on, off = (this, vs) if on_is_this else (vs, this)
-    out = {k: f[k] for k in ROUND_KEYS}
+    out = {k: f[k] for k in ROUND_KEYS} | {"on_first": on_is_this}
     for name, side in (("on", on), ("off", off)):
         for k, v in side.items():
             out[f"{name}_{'changes_missing' if k == 'missing' else f'visible_ms_{k}'}"] = v
@@ -44,24 +58,43 @@ def named(f, on_is_this):
     return out
 
 
-def main(on_first, off_first, clusters_on, clusters_off):
-    first, second = one_line(on_first), one_line(off_first)
-    rounds = [named(first, True), named(second, False)]
-    f = {"benchmark": "watch-history", "rate_asked": first["rate_asked"], "clusters": first["clusters"],
-         "history_on_revisions": revisions(clusters_on), "history_off_revisions": revisions(clusters_off)}
+def main(clusters_on, clusters_off, rounds):
+    f = {"benchmark": "watch-history", "history_on_revisions": revisions(clusters_on),
+         "history_off_revisions": revisions(clusters_off), "rounds": len(rounds)}
     if not f["history_on_revisions"]:
         sys.exit("watch_history.py: the server with history on kept no revision")
     if f["history_off_revisions"]:
         sys.exit(f"watch_history.py: the server with history off kept {f['history_off_revisions']} revisions")
-    for i, r in enumerate(rounds, 1):
+    pooled = {"on": [], "off": []}
+    named_rounds = []
+    for i, (order, figures, latencies) in enumerate(rounds, 1):
+        first = one_line(figures)
+        if i == 1:
+            f |= {"rate_asked": first["rate_asked"], "clusters": first["clusters"]}
+        on_first = order == "on-first"
+        r = named(first, on_first)
+        named_rounds.append(r)
         f |= {f"round{i}_{k}": v for k, v in r.items()}
+        lat = json.load(open(latencies))
+        pooled["on"] += lat["this" if on_first else "vs"]
+        pooled["off"] += lat["vs" if on_first else "this"]
+    for side, values in pooled.items():
+        if not values:
+            sys.exit(f"watch_history.py: no change was seen with history {side}")
+        f[f"{side}_changes_seen"] = len(values)
+        for q in (50, 99):
+            f[f"{side}_visible_ms_p{q}"] = pick(values, q)
     for q in ("p50", "p99"):
-        ratios = [r[f"on_vs_off_{q}_ratio"] for r in rounds]
-        f[f"on_vs_off_{q}_ratio"] = round(math.sqrt(ratios[0] * ratios[1]), 3) if all(ratios) else None
+        off = f[f"off_visible_ms_{q}"]
+        f[f"on_vs_off_{q}_ratio"] = round(f[f"on_visible_ms_{q}"] / off, 3) if off else None
+        ratios = [r[f"on_vs_off_{q}_ratio"] for r in named_rounds]
+        f[f"rounds_geomean_{q}_ratio"] = (
+            round(math.prod(ratios) ** (1 / len(ratios)), 3) if all(ratios) else None)
     print(json.dumps(f, sort_keys=True))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    if len(args) < 5 or (len(args) - 2) % 3 or any(o not in ("on-first", "off-first") for o in args[2::3]):
         sys.exit(__doc__.strip().splitlines()[-1].strip())
-    main(*sys.argv[1:])
+    main(args[0], args[1], [tuple(args[i:i + 3]) for i in range(2, len(args), 3)])

@@ -12,13 +12,16 @@
 //! measured change by change, not across runs.
 //!
 //! `cargo run --release -p mc-server --example visibility -- --server URL [--vs URL] --rate N
-//!  --seconds S [--namespace NS] KUBECONFIG...` (the bearer token in `MC_TOKEN`, for both)
+//!  --seconds S [--namespace NS] [--latencies FILE] KUBECONFIG...` (the bearer token in
+//!  `MC_TOKEN`, for both)
 //!
 //! Prints one JSON line: rate reached, changes sent, seen, missing, latency p50/p99/max in ms,
 //! the API servers' own watch's p50/p99 and this server's latency minus it change by change
 //! (`this_minus_apiserver_ms_p50/p99`: what mc-server adds), and the second server's figures,
 //! prefixed `vs_` (`vs_minus_apiserver_ms_p50/p99` what it adds), with the median of its
-//! latency minus this one's.
+//! latency minus this one's. `--latencies FILE` also writes every change's latency, in ms and
+//! sorted, of this server and the second (`{"this": [...], "vs": [...]}`): the rounds of a
+//! benchmark are pooled from them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,6 +47,7 @@ struct Args {
     rate: u64,
     seconds: u64,
     kubeconfigs: Vec<String>,
+    latencies: Option<String>,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -54,6 +58,7 @@ fn args() -> anyhow::Result<Args> {
         rate: 1000,
         seconds: 20,
         kubeconfigs: vec![],
+        latencies: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -62,6 +67,7 @@ fn args() -> anyhow::Result<Args> {
             "--server" => a.server = value()?,
             "--vs" => a.vs = Some(value()?),
             "--namespace" => a.namespace = value()?,
+            "--latencies" => a.latencies = Some(value()?),
             "--rate" => a.rate = value()?.parse()?,
             "--seconds" => a.seconds = value()?.parse()?,
             _ if arg.starts_with("--") => anyhow::bail!("unknown option {arg}"),
@@ -70,7 +76,7 @@ fn args() -> anyhow::Result<Args> {
     }
     anyhow::ensure!(
         !a.server.is_empty() && !a.kubeconfigs.is_empty() && a.rate > 0,
-        "usage: visibility --server URL [--vs URL] [--rate N] [--seconds S] [--namespace NS] KUBECONFIG..."
+        "usage: visibility --server URL [--vs URL] [--rate N] [--seconds S] [--namespace NS] [--latencies FILE] KUBECONFIG..."
     );
     Ok(a)
 }
@@ -325,6 +331,9 @@ async fn main() -> anyhow::Result<()> {
         let vs_minus_direct = minus_apiserver(&log.vs);
         figures["vs_minus_apiserver_ms_p50"] = json!(pick(&vs_minus_direct, 50.0));
         figures["vs_minus_apiserver_ms_p99"] = json!(pick(&vs_minus_direct, 99.0));
+    }
+    if let Some(path) = &a.latencies {
+        std::fs::write(path, json!({"this": latencies, "vs": vs}).to_string())?;
     }
     println!("{figures}");
     Ok(())
