@@ -304,8 +304,9 @@ pub async fn history_state_at_rewinds_from_the_current_rows(ctx: Ctx) {
     }
     // Before the horizon: pruning took the revisions of the objects deleted before t2 (`gone`,
     // the first `again`) and the first of `edited` (superseded before t2).
-    let rules = PruneRules { max_age_ms: mc_server::store::now_ms() - t2 + 1, ..PruneRules::default() };
-    s.prune_history(&rules, None).await.unwrap();
+    let now = mc_server::store::now_ms();
+    let rules = PruneRules { max_age_ms: now - t2 + 1, ..PruneRules::default() };
+    s.prune_history_as_of(&rules, None, now).await.unwrap();
     assert!(s.history_stats().await.unwrap()[0].complete_since_ms > Some(t1), "t1 is before the horizon");
     for walk in [usize::MAX, 0] {
         assert_eq!(
@@ -372,9 +373,11 @@ pub async fn history_pruned_by_age_keeps_what_the_window_needs(ctx: Ctx) {
     s.apply_batch("c1", vec![mc_server::store::Change::Upsert(changed(live.clone(), "3"))]).await.unwrap();
     let before = s.history(&of(&pods()), false, 100).await.unwrap();
     assert_eq!(before.len(), 6);
-    let max_age_ms = mc_server::store::now_ms() - cutoff_marker;
-    let rules = PruneRules { max_age_ms, step_rows: 2, ..PruneRules::default() };
-    let pruned = s.prune_history(&rules, None).await.unwrap();
+    // The window is counted back from a fixed time, so that it does not move while the test
+    // runs (a slow machine would otherwise age live@3 out of it before the second prune).
+    let now = mc_server::store::now_ms();
+    let rules = PruneRules { max_age_ms: now - cutoff_marker, step_rows: 2, ..PruneRules::default() };
+    let pruned = s.prune_history_as_of(&rules, None, now).await.unwrap();
     let after = s.history(&of(&pods()), false, 100).await.unwrap();
     let left: Vec<(&str, &str)> =
         after.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
@@ -395,7 +398,7 @@ pub async fn history_pruned_by_age_keeps_what_the_window_needs(ctx: Ctx) {
         inside.iter().map(|r| (r.name.as_str(), r.resource_version.as_str())).collect();
     assert_eq!(names, [("live", "2"), ("quiet", "1")]);
     // Nothing more goes a second time.
-    assert_eq!(s.prune_history(&rules, None).await.unwrap().revisions, 0);
+    assert_eq!(s.prune_history_as_of(&rules, None, now).await.unwrap().revisions, 0);
 }
 
 pub async fn history_pruned_by_bytes_goes_oldest_first(ctx: Ctx) {

@@ -82,7 +82,17 @@ impl Store {
     /// Prunes the history of `clusters` (every cluster with history when `None`) by `rules`,
     /// step by step, until nothing more goes.
     pub async fn prune_history(&self, rules: &PruneRules, clusters: Option<&[String]>) -> Result<Pruned> {
-        let now = now_ms();
+        self.prune_history_as_of(rules, clusters, now_ms()).await
+    }
+
+    /// [`Store::prune_history`] with the ages counted back from `now` (unix ms) rather than
+    /// from the clock: what a test needs whose window must not move while it runs.
+    pub async fn prune_history_as_of(
+        &self,
+        rules: &PruneRules,
+        clusters: Option<&[String]>,
+        now: i64,
+    ) -> Result<Pruned> {
         let mut pruned = Pruned::default();
         let all = self.history_clusters().await?;
         let clusters: Vec<String> =
