@@ -30,7 +30,7 @@
 # its time scaled to N (default: all N); MC_BENCH_PLAIN_RUNS=K: its timed runs (default 3).
 # MC_BENCH_SERVER=PATH runs another mc-server binary instead; MC_BENCH_VS (see bench_sync and
 # bench_watch), MC_BENCH_RUNS, MC_BENCH_SETTLE and MC_BENCH_PAYLOAD: see bench_sync;
-# MC_BENCH_ROUNDS: see bench_watch_history.
+# MC_BENCH_ROUNDS and MC_BENCH_APART: see bench_watch_history.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -465,28 +465,55 @@ bench_watch() {
 # examples/visibility swapped from one round to the next, so that whichever stream it reads first
 # gains nothing; the p50 and p99 of each server are taken over every round's changes
 # (watch_history.py). One round's p99 rests on a few hundred changes and moved 20 % and more
-# between two rounds of the same run. Each server's /v1/clusters shows afterwards that one kept
-# revisions and the other none, or the run fails.
+# between two rounds of the same run. MC_BENCH_APART=1 runs one server at a time instead, on
+# then off then off then on and so on, each round with the machine to itself: what one server
+# of a deployment sees, while the servers at once also compete with each other for the 2 cores.
+# Each server's /v1/clusters shows afterwards that one kept revisions and the other none, or the
+# run fails.
 bench_watch_history() {
-  local rate=${1:-1000} rounds=${MC_BENCH_ROUNDS:-4} on off i order args=()
+  local rate=${1:-1000} rounds=${MC_BENCH_ROUNDS:-4} apart=${MC_BENCH_APART:-0} on off i order args=()
   [[ $rounds =~ ^[1-9][0-9]*$ ]] || fail "MC_BENCH_ROUNDS must be a positive number, not $rounds"
+  [[ $apart =~ ^[01]$ ]] || fail "MC_BENCH_APART must be 0 or 1, not $apart"
   cp "$WORK/clusters/config.yaml" "$WORK/history-off.yaml"
   printf '\nhistory: {enabled: false}\n' >>"$WORK/history-off.yaml"
-  start_server "sqlite://$WORK/history-on.db"
-  LAUNCH_CONFIG=$WORK/history-off.yaml launch VS_PID "$TARGET/mc-server" "$PORT1" \
-    "sqlite://$WORK/history-off.db" "$WORK/server-off.log"
   on=http://127.0.0.1:$PORT off=http://127.0.0.1:$PORT1
-  # visibility THIS VS OUT: one round (OUT.json its figures, OUT.latencies.json every change's)
+  start_on() { start_server "sqlite://$WORK/history-on.db"; }
+  start_off() {
+    LAUNCH_CONFIG=$WORK/history-off.yaml launch VS_PID "$TARGET/mc-server" "$PORT1" \
+      "sqlite://$WORK/history-off.db" "$WORK/server-off.log"
+  }
+  # visibility THIS VS OUT: one round (OUT.json its figures, OUT.latencies.json every change's;
+  # VS "": THIS alone)
   visibility() {
-    "$TARGET/examples/visibility" --server "$1" --vs "$2" --rate "$rate" --seconds 20 \
+    local vs=()
+    [[ -z $2 ]] || vs=(--vs "$2")
+    "$TARGET/examples/visibility" --server "$1" "${vs[@]}" --rate "$rate" --seconds 20 \
       --latencies "$3.latencies.json" \
       "$WORK/clusters/bench1.kubeconfig" "$WORK/clusters/bench2.kubeconfig" "$WORK/clusters/bench3.kubeconfig" >"$3.json"
   }
-  for ((i = 1; i <= rounds; i++)); do
-    if ((i % 2)); then order="on-first"; visibility "$on" "$off" "$WORK/round$i"
-    else order="off-first"; visibility "$off" "$on" "$WORK/round$i"; fi
-    args+=("$order" "$WORK/round$i.json" "$WORK/round$i.latencies.json")
-  done
+  if ((apart)); then
+    # One server at a time, in the order on, off, off, on, on, off, …: each round has the
+    # machine to itself, as a deployment's one server has; 5 s after ready, the relist of its
+    # start is over.
+    for ((i = 1; i <= rounds; i++)); do
+      case $(((i - 1) % 4)) in
+        0 | 3) order="on-alone"; start_on; pause 5; visibility "$on" "" "$WORK/round$i"; stop_server ;;
+        *) order="off-alone"; start_off; pause 5; visibility "$off" "" "$WORK/round$i"
+          stop_job "$VS_PID"; VS_PID="" ;;
+      esac
+      args+=("$order" "$WORK/round$i.json" "$WORK/round$i.latencies.json")
+    done
+    start_on
+    start_off
+  else
+    start_on
+    start_off
+    for ((i = 1; i <= rounds; i++)); do
+      if ((i % 2)); then order="on-first"; visibility "$on" "$off" "$WORK/round$i"
+      else order="off-first"; visibility "$off" "$on" "$WORK/round$i"; fi
+      args+=("$order" "$WORK/round$i.json" "$WORK/round$i.latencies.json")
+    done
+  fi
   # The totals in /v1/clusters are read from the store every 30 s.
   # shellcheck disable=SC2317 # called through wait_for
   history_kept() {
@@ -694,7 +721,7 @@ case $MODE in
   tree) inputs+=(objects="$N" tree_pods=1000 runs=200 "backends=sqlite,postgres") ;;
   search) inputs+=(pods="$N" runs=100 "backends=sqlite,postgres") ;;
   watch) inputs+=(rate="$N" seconds=20 backends=sqlite vs_build="${MC_BENCH_VS:-}") ;;
-  watch-history) inputs+=(rate="$N" seconds=20 "rounds=${MC_BENCH_ROUNDS:-4}" backends=sqlite "vs_build=this build, history off") ;;
+  watch-history) inputs+=(rate="$N" seconds=20 "rounds=${MC_BENCH_ROUNDS:-4}" "apart=${MC_BENCH_APART:-0}" backends=sqlite "vs_build=this build, history off") ;;
   replicas) inputs+=(backends=postgres max_clusters_per_replica="$(((N + 2) / 3))") ;;
   access) inputs+=(pods="$N" namespaces=102 bound_namespaces=50 runs=15 backends=sqlite) ;;
   logs) inputs+=(log_mb="$N" runs=3 backends=sqlite) ;;

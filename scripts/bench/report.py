@@ -242,7 +242,8 @@ def watch_row(doc):
 def watch_history_row(doc):
     f = doc["figures"][0]
     what = (f"{num(f['rate_asked'])} changes/s asked over {f['clusters']} clusters, two servers of one build "
-            f"watching at once, history on (the default) and off")
+            + ("watched one at a time" if apart(doc) else "watching at once")
+            + ", history on (the default) and off")
     if "round1_on_visible_ms_p99" not in f:  # the first version: one round, history on as `this`
         figures = (f"{num(f['rate_reached'])} changes/s reached; history on: p50 {num(f['visible_ms_p50'])} ms, "
                    f"**p99 {num(f['visible_ms_p99'])} ms**; history off: p50 {num(f['vs_visible_ms_p50'])} ms, "
@@ -253,6 +254,13 @@ def watch_history_row(doc):
         parts = []
         for i in range(1, f.get("rounds", 2) + 1):
             r = lambda k: f[f"round{i}_{k}"]  # noqa: E731
+            if f.get(f"round{i}_order", "").endswith("-alone"):
+                side = r("order").removesuffix("-alone")
+                parts.append(
+                    f"round {i} (history {side}, alone, {num(r('rate_reached'))} changes/s reached): p50 "
+                    f"{num(r(f'{side}_visible_ms_p50'))} / p99 {num(r(f'{side}_visible_ms_p99'))} ms "
+                    f"({r(f'{side}_changes_missing')} missing)")
+                continue
             on_first = r("on_first") if pooled else i == 1
             order = "history on read first" if on_first else "history off read first"
             parts.append(
@@ -264,9 +272,10 @@ def watch_history_row(doc):
             figures = ("; ".join(parts) + f". All rounds' changes pooled: on p50 {num(f['on_visible_ms_p50'])} / "
                        f"p99 {num(f['on_visible_ms_p99'])} ms, off p50 {num(f['off_visible_ms_p50'])} / p99 "
                        f"{num(f['off_visible_ms_p99'])} ms: **on/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
-                       f"{num(f['on_vs_off_p50_ratio'])}× (geometric mean of the rounds' p99 ratios "
-                       f"{num(f['rounds_geomean_p99_ratio'])}×); {num(f['history_on_revisions'])} revisions kept, "
-                       f"none with history off.")
+                       f"{num(f['on_vs_off_p50_ratio'])}× ("
+                       + (f"geometric mean of the rounds' p99 ratios {num(f['rounds_geomean_p99_ratio'])}×"
+                          if f.get("rounds_geomean_p99_ratio") else "one server at a time")
+                       + f"); {num(f['history_on_revisions'])} revisions kept, none with history off.")
         else:
             figures = ("; ".join(parts) + f". **On/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
                        f"{num(f['on_vs_off_p50_ratio'])}× (geometric means of the rounds); "
@@ -390,12 +399,20 @@ def size(doc):
     return doc.get("inputs", {}).get("n")
 
 
+def apart(doc):
+    """Whether a watch-history run watched one server at a time (`MC_BENCH_APART=1`)."""
+    return str(doc.get("inputs", {}).get("apart", "0")) == "1"
+
+
 def latest_results():
-    """The latest results file of each mode (by when it finished), and its path."""
+    """The latest results file of each mode (by when it finished), and its path; a watch-history
+    run of one server at a time under a key of its own (`watch-history apart`)."""
     latest = {}
     for path in sorted(RESULTS.glob("*.json")):
         doc = json.loads(path.read_text())
         mode = doc.get("mode")
+        if mode is not None and apart(doc):
+            mode += " apart"
         if mode not in latest or doc.get("finished_at", "") >= latest[mode][0].get("finished_at", ""):
             latest[mode] = (doc, path)
     return latest
@@ -427,6 +444,8 @@ def results_row(doc, path):
         what, figures, met = generic_row(doc)
     n = size(doc)
     command = f"{mode} {n}" if n is not None else mode
+    if apart(doc):
+        command = f"MC_BENCH_APART=1 {command}"
     if not doc.get("worktree_clean", True):
         figures += f" (built from `{doc['commit']}` with {doc['worktree_changed_files']} changed files beside it)"
     load = doc.get("machine", {}).get("load_average_at_start")
@@ -456,11 +475,14 @@ def table():
     latest = latest_results()
     quoted = quoted_rows()
     rows = []
-    for mode in MODES + tuple(m for m in sorted(latest, key=str) if m not in MODES):
+    known = {key for mode in MODES for key in (mode, f"{mode} apart")}
+    for mode in MODES + tuple(m for m in sorted(latest, key=str) if m not in known):
         doc = None
         if mode in latest:
             doc, path = latest[mode]
             rows.append(results_row(doc, path))
+        if f"{mode} apart" in latest:
+            rows.append(results_row(*latest[f"{mode} apart"]))
         rows += [quoted_row(q) for q in quoted if q["mode"] == mode and not replaces(doc, q)]
     head = ["mode", "what is measured", "figures", "target", "measured", "results file"]
     lines = [

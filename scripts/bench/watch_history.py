@@ -3,7 +3,8 @@
 servers at once, history on and off. In an `on-first` round the server with history is
 visibility's own (`this`), in an `off-first` round the other (`vs_`); rounds alternate, so that
 whichever stream visibility reads first gains nothing. Each round's latencies are named by
-history on or off, with its on/off ratios of p50 and p99.
+history on or off, with its on/off ratios of p50 and p99. With `MC_BENCH_APART=1` each round
+watches one server alone (`on-alone`, `off-alone`), and has no ratio of its own.
 
 The run's figures pool every round's changes (each round's per-change latencies, written by
 visibility's `--latencies`): p50 and p99 of all changes with history on and with it off, and
@@ -15,7 +16,8 @@ Each server's revisions come from its /v1/clusters; the run fails unless the ser
 kept revisions and the other none: a run where both or neither kept history would compare
 nothing.
 
-  watch_history.py CLUSTERS_ON_JSON CLUSTERS_OFF_JSON (on-first|off-first FIGURES LATENCIES)...
+  watch_history.py CLUSTERS_ON_JSON CLUSTERS_OFF_JSON (ORDER FIGURES LATENCIES)...
+  (ORDER: on-first, off-first, on-alone or off-alone)
 """
 import json
 import math
@@ -58,6 +60,15 @@ def named(f, on_is_this):
     return out
 
 
+def alone(f, side):
+    """A round of one server: its latencies, named by history on or off."""
+    out = {k: f[k] for k in ROUND_KEYS} | {"order": f"{side}-alone"}
+    for k in ("p50", "p99", "max"):
+        out[f"{side}_visible_ms_{k}"] = f[f"visible_ms_{k}"]
+    out[f"{side}_changes_missing"] = f["changes_missing"]
+    return out
+
+
 def main(clusters_on, clusters_off, rounds):
     f = {"benchmark": "watch-history", "history_on_revisions": revisions(clusters_on),
          "history_off_revisions": revisions(clusters_off), "rounds": len(rounds)}
@@ -71,13 +82,18 @@ def main(clusters_on, clusters_off, rounds):
         first = one_line(figures)
         if i == 1:
             f |= {"rate_asked": first["rate_asked"], "clusters": first["clusters"]}
-        on_first = order == "on-first"
-        r = named(first, on_first)
-        named_rounds.append(r)
-        f |= {f"round{i}_{k}": v for k, v in r.items()}
         lat = json.load(open(latencies))
-        pooled["on"] += lat["this" if on_first else "vs"]
-        pooled["off"] += lat["vs" if on_first else "this"]
+        if order.endswith("-alone"):
+            side = order.removesuffix("-alone")
+            r = alone(first, side)
+            pooled[side] += lat["this"]
+        else:
+            on_first = order == "on-first"
+            r = named(first, on_first) | {"order": order}
+            named_rounds.append(r)
+            pooled["on"] += lat["this" if on_first else "vs"]
+            pooled["off"] += lat["vs" if on_first else "this"]
+        f |= {f"round{i}_{k}": v for k, v in r.items()}
     for side, values in pooled.items():
         if not values:
             sys.exit(f"watch_history.py: no change was seen with history {side}")
@@ -89,12 +105,13 @@ def main(clusters_on, clusters_off, rounds):
         f[f"on_vs_off_{q}_ratio"] = round(f[f"on_visible_ms_{q}"] / off, 3) if off else None
         ratios = [r[f"on_vs_off_{q}_ratio"] for r in named_rounds]
         f[f"rounds_geomean_{q}_ratio"] = (
-            round(math.prod(ratios) ** (1 / len(ratios)), 3) if all(ratios) else None)
+            round(math.prod(ratios) ** (1 / len(ratios)), 3) if ratios and all(ratios) else None)
     print(json.dumps(f, sort_keys=True))
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if len(args) < 5 or (len(args) - 2) % 3 or any(o not in ("on-first", "off-first") for o in args[2::3]):
-        sys.exit(__doc__.strip().splitlines()[-1].strip())
+    orders = ("on-first", "off-first", "on-alone", "off-alone")
+    if len(args) < 5 or (len(args) - 2) % 3 or any(o not in orders for o in args[2::3]):
+        sys.exit("usage: " + " ".join(line.strip() for line in __doc__.strip().splitlines()[-2:]))
     main(args[0], args[1], [tuple(args[i:i + 3]) for i in range(2, len(args), 3)])
