@@ -46,15 +46,21 @@ def pick(values, p):
     return round(v[min(round(p / 100 * (len(v) - 1)), len(v) - 1)], 1)
 
 
+def server(f, prefix=""):
+    """One server's latencies in a round's figures (`prefix` `vs_`: the second server's)."""
+    return {k: f[f"{prefix}visible_ms_{k}"] for k in ("p50", "p99", "max")} | {"missing": f[f"{prefix}changes_missing"]}
+
+
+def as_side(name, latencies):
+    """A server's latencies named by history `name` (on, off)."""
+    return {f"{name}_{'changes_missing' if k == 'missing' else f'visible_ms_{k}'}": v for k, v in latencies.items()}
+
+
 def named(f, on_is_this):
-    """A round's latencies by history on and off."""
-    this = {k: f[f"visible_ms_{k}"] for k in ("p50", "p99", "max")} | {"missing": f["changes_missing"]}
-    vs = {k: f[f"vs_visible_ms_{k}"] for k in ("p50", "p99", "max")} | {"missing": f["vs_changes_missing"]}
+    """A round of both servers: their latencies by history on and off, and the ratios."""
+    this, vs = server(f), server(f, "vs_")
     on, off = (this, vs) if on_is_this else (vs, this)
-    out = {k: f[k] for k in ROUND_KEYS} | {"on_first": on_is_this}
-    for name, side in (("on", on), ("off", off)):
-        for k, v in side.items():
-            out[f"{name}_{'changes_missing' if k == 'missing' else f'visible_ms_{k}'}"] = v
+    out = {k: f[k] for k in ROUND_KEYS} | {"on_first": on_is_this} | as_side("on", on) | as_side("off", off)
     for q in ("p50", "p99"):
         out[f"on_vs_off_{q}_ratio"] = round(on[q] / off[q], 3) if off[q] else None
     return out
@@ -62,11 +68,7 @@ def named(f, on_is_this):
 
 def alone(f, side):
     """A round of one server: its latencies, named by history on or off."""
-    out = {k: f[k] for k in ROUND_KEYS} | {"order": f"{side}-alone"}
-    for k in ("p50", "p99", "max"):
-        out[f"{side}_visible_ms_{k}"] = f[f"visible_ms_{k}"]
-    out[f"{side}_changes_missing"] = f["changes_missing"]
-    return out
+    return {k: f[k] for k in ROUND_KEYS} | as_side(side, server(f))
 
 
 def main(clusters_on, clusters_off, rounds):
@@ -89,11 +91,11 @@ def main(clusters_on, clusters_off, rounds):
             pooled[side] += lat["this"]
         else:
             on_first = order == "on-first"
-            r = named(first, on_first) | {"order": order}
+            r = named(first, on_first)
             named_rounds.append(r)
             pooled["on"] += lat["this" if on_first else "vs"]
             pooled["off"] += lat["vs" if on_first else "this"]
-        f |= {f"round{i}_{k}": v for k, v in r.items()}
+        f |= {f"round{i}_{k}": v for k, v in (r | {"order": order}).items()}
     for side, values in pooled.items():
         if not values:
             sys.exit(f"watch_history.py: no change was seen with history {side}")
