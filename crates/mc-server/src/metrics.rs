@@ -15,6 +15,8 @@ pub struct Metrics {
     identities: Mutex<BTreeMap<String, u64>>,
     /// Revisions the history's retention removed.
     pruned: std::sync::atomic::AtomicU64,
+    /// Failed moves of staged revisions into the history.
+    settle_failures: std::sync::atomic::AtomicU64,
     /// Objects per cluster and type (and namespace), as the periodic counts task last made them.
     pub objects: crate::object_counts::ObjectCounts,
 }
@@ -36,6 +38,11 @@ impl Metrics {
     /// Counts revisions the history's retention removed.
     pub fn pruned(&self, revisions: u64) {
         self.pruned.fetch_add(revisions, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Counts a failed move of staged revisions into the history.
+    pub fn settle_failed(&self) {
+        self.settle_failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Counts one request of the caller `user`.
@@ -122,6 +129,17 @@ impl Metrics {
                 out,
                 "mc_history_pruned_total {}",
                 self.pruned.load(std::sync::atomic::Ordering::Relaxed)
+            );
+            let _ = writeln!(
+                out,
+                "# HELP mc_history_settle_failures_total Failed moves of staged revisions into the history \
+                 (SQLite); the history's reads fail meanwhile."
+            );
+            let _ = writeln!(out, "# TYPE mc_history_settle_failures_total counter");
+            let _ = writeln!(
+                out,
+                "mc_history_settle_failures_total {}",
+                self.settle_failures.load(std::sync::atomic::Ordering::Relaxed)
             );
         }
         let _ = writeln!(out, "# HELP mc_http_requests_total HTTP responses by route and status.");
@@ -221,6 +239,7 @@ mod tests {
         let metrics = Metrics::default();
         metrics.pruned(7);
         metrics.pruned(3);
+        metrics.settle_failed();
         let text = metrics.render(&registry);
         for line in [
             "# TYPE mc_history_revisions gauge",
@@ -230,6 +249,8 @@ mod tests {
             "mc_history_oldest_seconds{cluster=\"c1\"} 1700000000.5",
             "# TYPE mc_history_pruned_total counter",
             "mc_history_pruned_total 10",
+            "# TYPE mc_history_settle_failures_total counter",
+            "mc_history_settle_failures_total 1",
         ] {
             assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line} in:\n{text}");
         }

@@ -69,6 +69,10 @@ pub(crate) struct SqlDialect {
     pub(crate) upsert_resources: Option<fn(&str, &[Prepared<'_>]) -> Stmt>,
     /// The backend's own insert of label rows, in place of the multi-row `VALUES` one.
     pub(crate) insert_labels: Option<InsertLabels>,
+    /// Whether a write's revisions go to `revisions_log`, a table without indexes, and are moved
+    /// into `revisions` with their clusters' totals in steps off the writer's path and before
+    /// any read of the history (see `history::settle`); otherwise into `revisions` directly.
+    pub(crate) stages_revisions: bool,
     /// Whether a label row goes with its object through a foreign key's `ON DELETE CASCADE`;
     /// otherwise the statement that deletes objects deletes their label rows too.
     pub(crate) labels_cascade: bool,

@@ -84,6 +84,7 @@ conformance!(
     history_off_writes_no_revision,
     history_of_a_failed_transaction_is_not_written,
     history_of_removed_types_and_clusters_says_so,
+    history_staged_revisions_move_in_write_order,
     counts_group_by_cluster_namespace_and_fields,
     counts_keep_the_filters_of_the_query,
     counts_by_a_kept_field_are_the_objects_counts,

@@ -5,9 +5,11 @@
 //! compressed by [`encoding`]), indexed by object (`cluster, group, version, resource,
 //! namespace, name, id`, covering `at` and `change`) and by time (`cluster, at, id`); and
 //! `history_totals`, per cluster the rows and bytes kept and the horizons before which pruning
-//! made history incomplete.
+//! made history incomplete. SQLite stages the writer's revisions in `revisions_log`, without
+//! indexes, and moves them into `revisions` before every read ([`settle`]).
 //!
 //! - [`record`]: what the writer's transactions add ([`Store::record_history`] switches it on).
+//! - [`settle`]: staged revisions moved into `revisions`.
 //! - [`read`]: one object's history, deletions, Events, stats.
 //! - [`rewind`]: a type's state at a time, from the current rows and what changed since.
 //! - [`prune`]: retention in small steps.
@@ -22,6 +24,7 @@ mod prune;
 mod read;
 mod record;
 mod rewind;
+mod settle;
 
 use std::sync::Arc;
 

@@ -93,6 +93,7 @@ impl Store {
         clusters: Option<&[String]>,
         now: i64,
     ) -> Result<Pruned> {
+        self.settle_history().await?;
         let mut pruned = Pruned::default();
         let all = self.history_clusters().await?;
         let clusters: Vec<String> =

@@ -258,6 +258,7 @@ impl Store {
     /// when `objects`.
     pub async fn history(&self, q: &Query, objects: bool, limit: usize) -> Result<Vec<Revision>> {
         let gvr = needs_type(q)?;
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let mut found = Vec::new();
         for (cluster, namespaces) in clusters(&mut tx, q).await? {
@@ -279,6 +280,7 @@ impl Store {
     /// These revisions (by id), with objects, where `q` admits them (`q.gvr`, `q.cluster`,
     /// `q.namespace`, `q.name`, `q.allowed`), in id order. An id not kept is absent.
     pub async fn revisions(&self, q: &Query, ids: &[i64]) -> Result<Vec<Revision>> {
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let found = by_ids(&mut tx, ids).await?;
         tx.commit().await?;
@@ -298,6 +300,7 @@ impl Store {
     /// last state as `object`, oldest first (newest last).
     pub async fn deleted(&self, q: &Query, since_ms: i64) -> Result<Vec<Revision>> {
         let gvr = needs_type(q)?;
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let mut found = Vec::new();
         for (cluster, namespaces) in clusters(&mut tx, q).await? {
@@ -320,6 +323,7 @@ impl Store {
     /// oldest first (newest last).
     pub async fn events(&self, q: &Query, since_ms: i64) -> Result<Vec<Revision>> {
         let gvr = needs_type(q)?;
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let mut found = Vec::new();
         for (cluster, namespaces) in clusters(&mut tx, q).await? {
@@ -338,6 +342,7 @@ impl Store {
 
     /// Per cluster: revisions, bytes, oldest `at`, and since when its history is complete.
     pub async fn history_stats(&self) -> Result<Vec<HistoryStats>> {
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let b = Builder::new(
             tx.dialect,
@@ -367,6 +372,7 @@ impl Store {
     /// When `cluster`'s newest revision was written (unix ms), `None` when it has none: after a
     /// restart, the last time the writer is known to have had the cluster current.
     pub async fn newest_revision_ms(&self, cluster: &str) -> Result<Option<i64>> {
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let mut b = Builder::new(tx.dialect, "SELECT MAX(at) FROM revisions WHERE cluster = ");
         b.bind(cluster);

@@ -1,8 +1,9 @@
 //! Writing revisions: in the transaction that applies the changes, built in Rust (objects
-//! compressed here) and inserted in multi-row chunks after the batch's writes, in the order of
-//! its changes; the clusters' totals follow. A deletion carries the object's last state: the
-//! batch's own upsert of it when there is one, else its row as stored before the batch (read
-//! first, in the same transaction).
+//! compressed by the sync before) and inserted in multi-row chunks after the batch's writes, in
+//! the order of its changes; the clusters' totals follow. Where the backend stages them (see
+//! [`super::settle`]) they go to `revisions_log` instead, and their totals are added when they
+//! are moved. A deletion carries the object's last state: the batch's own upsert of it when
+//! there is one, else its row as stored before the batch (read first, in the same transaction).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,8 +17,8 @@ use super::super::{Change, RawObject, Result};
 use super::encoding::{self, NONE};
 use super::{HistoryRules, Listed, Seen};
 
-/// The `revisions` columns an insert writes, in bind order.
-const COLUMNS: &str = "cluster, \"group\", version, resource, namespace, name, uid, resource_version, at, \
+/// The `revisions` columns an insert writes, in bind order (`revisions_log` has them too).
+pub(super) const COLUMNS: &str = "cluster, \"group\", version, resource, namespace, name, uid, resource_version, at, \
      \"change\", seen, gap_from, bytes, encoding, object";
 /// Bound values per revision.
 const ARGS: usize = 15;
@@ -98,8 +99,8 @@ impl Recorder {
         });
     }
 
-    /// The statements that insert the revisions and add them to their clusters' totals: what
-    /// a transaction runs (or a text holds) after the batch's writes.
+    /// The statements that insert the revisions and add them to their clusters' totals (when
+    /// they are not staged): what a transaction runs (or a text holds) after the batch's writes.
     pub(in crate::store) fn statements(&self, d: Dialect) -> Vec<Stmt> {
         let mut out = Vec::new();
         let mut rest = &self.rows[..];
@@ -116,6 +117,9 @@ impl Recorder {
             let (chunk, tail) = rest.split_at(n);
             rest = tail;
             out.push(insert(d, self.at, chunk));
+        }
+        if d.stages_revisions {
+            return out;
         }
         let mut totals: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
         for r in &self.rows {
@@ -136,8 +140,13 @@ impl Recorder {
     }
 }
 
+/// The insert that writes revisions: into `revisions_log` where the backend stages them.
+fn insert_into(d: Dialect) -> &'static str {
+    if d.stages_revisions { "INSERT INTO revisions_log (" } else { "INSERT INTO revisions (" }
+}
+
 fn insert(d: Dialect, at: i64, rows: &[NewRevision]) -> Stmt {
-    let mut b = Builder::new(d, "INSERT INTO revisions (");
+    let mut b = Builder::new(d, insert_into(d));
     b.push(COLUMNS).push(") VALUES ");
     for (i, r) in rows.iter().enumerate() {
         b.push(if i > 0 { ", (" } else { "(" });
@@ -400,7 +409,7 @@ pub(in crate::store) async fn record_unsynced(
     };
     let mut rows = 0;
     for gvr in types.iter().filter(|g| rules.records(g)) {
-        let mut b = Builder::new(d, "INSERT INTO revisions (");
+        let mut b = Builder::new(d, insert_into(d));
         b.push(COLUMNS).push(
             ") SELECT cluster, \"group\", version, resource, namespace, name, uid, \
              COALESCE(resource_version, ''), ",
@@ -410,7 +419,7 @@ pub(in crate::store) async fn record_unsynced(
         b.push(" AND ").push_gvr("", gvr).push(" ORDER BY namespace, name");
         rows += tx.execute(b.finish()).await? as i64;
     }
-    if rows > 0 {
+    if rows > 0 && !d.stages_revisions {
         tx.execute(add_totals(d, cluster, rows, 0)).await?;
     }
     Ok(())

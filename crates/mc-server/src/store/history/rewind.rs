@@ -171,6 +171,7 @@ impl Store {
     /// tests and benchmarks of both paths.
     pub async fn state_at_walking(&self, q: &Query, at_ms: i64, walk: usize) -> Result<Vec<Revision>> {
         let gvr = needs_type(q)?;
+        self.settle_history().await?;
         let mut tx = self.begin(false).await?;
         let mut found = Vec::new();
         for (cluster, namespaces) in clusters(&mut tx, q).await? {

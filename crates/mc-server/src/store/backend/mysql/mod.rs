@@ -44,6 +44,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
     upsert_tells_created: false,
     upsert_resources: None,
     insert_labels: None,
+    stages_revisions: false,
     labels_cascade: true,
     sorts_keys_first: false,
     index_definition: None,

@@ -41,6 +41,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
     upsert_tells_created: true,
     upsert_resources: Some(unnest::upsert_resources),
     insert_labels: Some(unnest::insert_labels),
+    stages_revisions: false,
     labels_cascade: false,
     sorts_keys_first: false,
     index_definition: Some(

@@ -60,6 +60,7 @@ pub(in crate::store) static DIALECT: SqlDialect = SqlDialect {
     upsert_tells_created: false,
     upsert_resources: None,
     insert_labels: None,
+    stages_revisions: true,
     labels_cascade: true,
     sorts_keys_first: true,
     index_definition: Some("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = "),
