@@ -122,7 +122,10 @@ pub async fn run(settings: Settings) -> anyhow::Result<()> {
         ready_tx: tokio::sync::broadcast::channel(64).0,
         prepare: Prepare {
             redact_secrets: settings.redact_secrets,
-            compress: settings.history.is_some().then(Default::default),
+            compress: settings.history.as_ref().map(|h| crate::sync::prepare::ForHistory {
+                rules: Arc::new(h.rules.clone()),
+                contexts: Default::default(),
+            }),
             indexed: Arc::new(settings.indexed_fields.clone()),
             search: settings.search,
         },

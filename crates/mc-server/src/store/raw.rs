@@ -66,6 +66,12 @@ impl RawObject {
             .as_deref()
     }
 
+    /// Whether [`RawObject::compressed`] was computed (for tests of who computes it).
+    #[cfg(test)]
+    pub(crate) fn compressed_yet(&self) -> bool {
+        self.compressed.get().is_some()
+    }
+
     /// What free-text search looks at in the object (see [`super::search`]), bounded; computed
     /// once. The sync computes it on the cluster's task (search on), so the single writer does
     /// not.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::watched_object::WatchedObject;
-use crate::store::{Compressors, IndexedFields, RawObject, StoredObject};
+use crate::store::{Compressors, HistoryRules, IndexedFields, RawObject, StoredObject};
 
 /// Annotation that carries a copy of the applied object, Secret data included.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -23,13 +23,23 @@ pub struct Prepare {
     /// Replace Secret values (and the last-applied copy) before they reach the store.
     pub redact_secrets: bool,
     /// Compress the stored JSON for the history's revision, here rather than in the single
-    /// writer, with these kept contexts (history on).
-    pub compress: Option<Arc<Compressors>>,
+    /// writer (history on).
+    pub compress: Option<ForHistory>,
     /// The field each type keeps for counts (`count.indexedFields`), extracted here.
     pub indexed: Arc<IndexedFields>,
     /// Compute what free-text search looks at, here rather than in the single writer (search
     /// on).
     pub search: bool,
+}
+
+/// The types the history keeps (the others are not compressed) and the kept compression
+/// contexts.
+#[derive(Clone, Debug, Default)]
+pub struct ForHistory {
+    /// Which types get revisions.
+    pub rules: Arc<HistoryRules>,
+    /// Contexts shared by the clusters' tasks.
+    pub contexts: Arc<Compressors>,
 }
 
 impl Prepare {
@@ -92,8 +102,10 @@ impl Prepare {
         // Hashed (and compressed for the history) here, on the cluster's own task, rather than
         // by the single writer.
         object.hash();
-        if let Some(compressors) = &self.compress {
-            compressors.compress(&object);
+        if let Some(history) = &self.compress
+            && history.rules.records(gvr)
+        {
+            history.contexts.compress(&object);
         }
         if self.search {
             object.search_body();
@@ -481,6 +493,32 @@ mod tests {
             Prepare { redact_secrets: true, compress: None, indexed: Default::default(), search: false }
                 .stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", obj)
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn only_the_types_the_history_keeps_are_compressed() {
+        let prepare = Prepare {
+            redact_secrets: true,
+            compress: Some(ForHistory::default()),
+            indexed: Default::default(),
+            search: false,
+        };
+        let watched = |name: &str| -> WatchedObject {
+            serde_json::from_value(json!({"metadata": {"name": name, "uid": format!("u-{name}")}})).unwrap()
+        };
+        let cm = prepare.stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", watched("c")).unwrap();
+        assert!(cm.object.compressed_yet(), "a kept type is compressed on the cluster's task");
+        // Leases are left out of the history by default: their heartbeats are not compressed.
+        let lease =
+            prepare.stored(&Gvr::new("coordination.k8s.io", "v1", "leases"), "Lease", watched("l")).unwrap();
+        assert!(!lease.object.compressed_yet());
+        let off = Prepare { compress: None, ..prepare };
+        assert!(
+            !off.stored(&Gvr::new("", "v1", "configmaps"), "ConfigMap", watched("c"))
+                .unwrap()
+                .object
+                .compressed_yet()
         );
     }
 }
