@@ -275,7 +275,10 @@ def watch_history_row(doc):
                        f"{num(f['on_vs_off_p50_ratio'])}× ("
                        + (f"geometric mean of the rounds' p99 ratios {num(f['rounds_geomean_p99_ratio'])}×"
                           if f.get("rounds_geomean_p99_ratio") else "one server at a time")
-                       + f"); {num(f['history_on_revisions'])} revisions kept, none with history off.")
+                       + f"); {num(f['history_on_revisions'])} revisions kept, none with history off."
+                       + (f" Added to the API servers' own watch, change by change: on p50 {num(f['on_added_ms_p50'])} / "
+                          f"p99 {num(f['on_added_ms_p99'])} ms, off p50 {num(f['off_added_ms_p50'])} / p99 "
+                          f"{num(f['off_added_ms_p99'])} ms." if "on_added_ms_p99" in f else ""))
         else:
             figures = ("; ".join(parts) + f". **On/off p99 {num(f['on_vs_off_p99_ratio'])}×**, p50 "
                        f"{num(f['on_vs_off_p50_ratio'])}× (geometric means of the rounds); "

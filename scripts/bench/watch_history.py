@@ -10,7 +10,10 @@ The run's figures pool every round's changes (each round's per-change latencies,
 visibility's `--latencies`): p50 and p99 of all changes with history on and with it off, and
 their ratios (`on_vs_off_p50_ratio`, `on_vs_off_p99_ratio`). A round's p99 rests on a few
 hundred changes and moves with the API servers' own stalls; the pooled p99 rests on all of them.
-The geometric mean of the rounds' ratios is given too (`rounds_geomean_p99_ratio`).
+The geometric mean of the rounds' ratios is given too (`rounds_geomean_p99_ratio`). What each
+server adds to the API servers' own watch, change by change (visibility's `this_added` and
+`vs_added`), is pooled the same way (`on_added_ms_p50`, `off_added_ms_p99`, ...): it leaves out
+the API servers' stalls, which move a round's p99 more than anything the servers do.
 
 Each server's revisions come from its /v1/clusters; the run fails unless the server with history
 kept revisions and the other none: a run where both or neither kept history would compare
@@ -79,6 +82,7 @@ def main(clusters_on, clusters_off, rounds):
     if f["history_off_revisions"]:
         sys.exit(f"watch_history.py: the server with history off kept {f['history_off_revisions']} revisions")
     pooled = {"on": [], "off": []}
+    added = {"on": [], "off": []}
     named_rounds = []
     for i, (order, figures, latencies) in enumerate(rounds, 1):
         first = one_line(figures)
@@ -89,12 +93,15 @@ def main(clusters_on, clusters_off, rounds):
             side = order.removesuffix("-alone")
             r = alone(first, side)
             pooled[side] += lat["this"]
+            added[side] += lat.get("this_added", [])
         else:
             on_first = order == "on-first"
             r = named(first, on_first)
             named_rounds.append(r)
             pooled["on"] += lat["this" if on_first else "vs"]
             pooled["off"] += lat["vs" if on_first else "this"]
+            added["on"] += lat.get("this_added" if on_first else "vs_added", [])
+            added["off"] += lat.get("vs_added" if on_first else "this_added", [])
         f |= {f"round{i}_{k}": v for k, v in (r | {"order": order}).items()}
     for side, values in pooled.items():
         if not values:
@@ -102,6 +109,10 @@ def main(clusters_on, clusters_off, rounds):
         f[f"{side}_changes_seen"] = len(values)
         for q in (50, 99):
             f[f"{side}_visible_ms_p{q}"] = pick(values, q)
+    if all(added.values()):
+        for side, values in added.items():
+            for q in (50, 99):
+                f[f"{side}_added_ms_p{q}"] = pick(values, q)
     for q in ("p50", "p99"):
         off = f[f"off_visible_ms_{q}"]
         f[f"on_vs_off_{q}_ratio"] = round(f[f"on_visible_ms_{q}"] / off, 3) if off else None
