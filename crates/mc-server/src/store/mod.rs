@@ -22,7 +22,8 @@
 //!   sync only their share of the clusters ([`change_feed`]);
 //! - `deferred_indexes` (SQLite and PostgreSQL, `0005_deferred_indexes.sql`): indexes an empty
 //!   store builds after its first sync ([`deferred`]);
-//! - `revisions` and `history_totals` (`*_revisions.sql`): every change kept, with retention
+//! - `revisions` and `history_totals` (`*_revisions.sql`): every change kept, with retention,
+//!   and on SQLite `revisions_log` (`0011_revisions_log.sql`), where the writer stages them
 //!   ([`history`]);
 //! - `search_texts`, its index, and `search_state` (`*_search.sql`): what free-text search
 //!   looks at, one row per object ([`search`]).
