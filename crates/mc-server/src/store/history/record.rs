@@ -174,6 +174,12 @@ fn insert(d: Dialect, at: i64, rows: &[NewRevision]) -> Stmt {
 pub(super) fn add_totals(d: Dialect, cluster: &str, rows: i64, bytes: i64) -> Stmt {
     let mut b = Builder::new(d, "INSERT INTO history_totals (cluster, revisions, bytes) VALUES (");
     b.bind(cluster).push(", ").bind(rows).push(", ").bind(bytes).push(")");
+    push_added_to_totals(&mut b);
+    b.finish()
+}
+
+/// The end of an insert into `history_totals` that adds its rows to those already there.
+pub(super) fn push_added_to_totals(b: &mut Builder) {
     match b.syntax().upsert {
         Upsert::OnConflict => b.push(
             " ON CONFLICT (cluster) DO UPDATE SET revisions = history_totals.revisions + excluded.revisions, \
@@ -183,7 +189,6 @@ pub(super) fn add_totals(d: Dialect, cluster: &str, rows: i64, bytes: i64) -> St
             " ON DUPLICATE KEY UPDATE revisions = revisions + VALUES(revisions), bytes = bytes + VALUES(bytes)",
         ),
     };
-    b.finish()
 }
 
 /// An object's last stored state, for its deletion's revision.

@@ -8,9 +8,9 @@
 //! `revisions` are given in the order of the moves, which is the order of the writes (see
 //! docs/adr/0031-sqlite-revisions-staged.md).
 
-use super::super::statement::{Builder, Col, Stmt, Upsert};
+use super::super::statement::{Builder, Col, Stmt};
 use super::super::{Result, Store};
-use super::record::COLUMNS;
+use super::record::{COLUMNS, push_added_to_totals};
 
 /// Most revisions moved in one transaction: a move holds the write lock for a few
 /// milliseconds at most, and a large backlog (after a restart) goes in several.
@@ -80,15 +80,6 @@ fn add_staged_totals(d: super::super::dialect::Dialect, through: i64) -> Stmt {
          FROM revisions_log WHERE id <= ",
     );
     b.bind(through).push(" GROUP BY cluster");
-    match b.syntax().upsert {
-        Upsert::OnConflict => b.push(
-            " ON CONFLICT (cluster) DO UPDATE SET revisions = history_totals.revisions + excluded.revisions, \
-             bytes = history_totals.bytes + excluded.bytes",
-        ),
-        Upsert::OnDuplicateKey => b.push(
-            " ON DUPLICATE KEY UPDATE revisions = history_totals.revisions + VALUES(revisions), \
-             bytes = history_totals.bytes + VALUES(bytes)",
-        ),
-    };
+    push_added_to_totals(&mut b);
     b.finish()
 }
